@@ -1,0 +1,137 @@
+"""Which board cards a played card takes (RULES.md R8-R10), as cached mask arithmetic.
+
+A capture is a union of pairwise disjoint *groups* that leaves no further group behind (R9):
+- pairing: one board card of the played card's rank;
+- combining (numeric cards only): two or more numeric board cards whose values sum to the played
+  card's value.
+
+Two facts keep this small. Every board card of the played rank is a one-card group that no combining
+group can use (a combining group's cards are all below the played value), so maximality forces a
+capture to take them all. And a combining group of value ``v`` only ever uses numeric cards of value
+``< v``. So the captures of a numeric card depend on ``board & RELEVANT[rank]`` alone, which is the
+cache key: a repeated board costs one dict lookup.
+"""
+
+from __future__ import annotations
+
+from .cards import (
+    JACK,
+    RANK_MASKS,
+    Card,
+    Mask,
+    card_name,
+    iter_cards,
+    parse_card,
+    parse_cards,
+    points,
+)
+from .rules import Rules
+
+BELOW: tuple[Mask, ...] = tuple(sum(RANK_MASKS[:r]) if r < JACK else 0 for r in range(13))
+"""Numeric board cards that can join a combining group for a played card of rank r."""
+RELEVANT: tuple[Mask, ...] = tuple(
+    BELOW[r] | RANK_MASKS[r] if r < JACK else RANK_MASKS[r] for r in range(13)
+)
+"""The part of the board a played card of rank r can ever take (jacks: all of it, handled apart)."""
+
+CACHE_LIMIT = 1 << 20
+"""Entries per rank before a cache is emptied and refilled: bounds memory in very long runs."""
+
+CACHE: tuple[dict[Mask, tuple[Mask, ...]], ...] = tuple({} for _ in range(13))
+"""Per numeric rank: ``board & RELEVANT[rank]`` -> its captures in canonical order."""
+
+
+def canonical_key(mask: Mask) -> tuple[int, int, int]:
+    """Capture order used everywhere: most cards, then most points, then the lowest mask."""
+    return (-mask.bit_count(), -points(mask), mask)
+
+
+def combining_groups(value: int, cards: list[Card]) -> list[Mask]:
+    """Every set of two or more of ``cards`` (all numeric) whose values sum to ``value``."""
+    values = [(c >> 2) + 1 for c in cards]
+    groups: list[Mask] = []
+
+    def extend(i: int, total: int, mask: Mask, size: int) -> None:
+        if total == value:
+            if size >= 2:
+                groups.append(mask)
+            return
+        for j in range(i, len(cards)):
+            t = total + values[j]
+            if t <= value:
+                extend(j + 1, t, mask | (1 << cards[j]), size + 1)
+
+    extend(0, 0, 0, 0)
+    return groups
+
+
+def maximal_unions(groups: list[Mask]) -> list[Mask]:
+    """Unions of pairwise disjoint groups after which no group fits in what is left (R9)."""
+    found: set[Mask] = set()
+
+    def extend(start: int, used: Mask) -> None:
+        grew = False
+        for i in range(start, len(groups)):
+            g = groups[i]
+            if not g & used:
+                grew = True
+                extend(i + 1, used | g)
+        if not grew and all(g & used for g in groups):
+            found.add(used)
+
+    extend(0, 0)
+    found.discard(0)
+    return sorted(found, key=canonical_key)
+
+
+def _compute(rank: int, board: Mask) -> tuple[Mask, ...]:
+    pair = board & RANK_MASKS[rank]
+    low = [c for c in iter_cards(board & BELOW[rank])]
+    unions = maximal_unions(combining_groups(rank + 1, low)) if len(low) >= 2 else []
+    if unions:
+        return tuple(pair | u for u in unions)
+    return (pair,) if pair else ()
+
+
+def captures(card: Card, board: Mask) -> tuple[Mask, ...]:
+    """Every legal capture (R8-R10) of ``card`` played onto ``board``, in canonical order.
+
+    Empty when the card cannot capture and is trailed. A jack onto an empty board trails too.
+    """
+    rank = card >> 2
+    if rank == JACK:
+        return (board,) if board else ()
+    if rank > JACK:
+        pair = board & RANK_MASKS[rank]
+        return (pair,) if pair else ()
+    key = board & RELEVANT[rank]
+    found = CACHE[rank].get(key)
+    return found if found is not None else fill_cache(rank, key)
+
+
+def fill_cache(rank: int, key: Mask) -> tuple[Mask, ...]:
+    """The cache miss: compute the captures of a numeric rank on ``key`` and keep them."""
+    cache = CACHE[rank]
+    if len(cache) >= CACHE_LIMIT:
+        cache.clear()
+    found = cache[key] = _compute(rank, key)
+    return found
+
+
+def legal_captures(card: str, board: list[str], rules: Rules | None = None) -> list[frozenset[str]]:
+    """Every legal capture of playing ``card`` onto ``board`` (card names); ``[]`` means a trail.
+
+    Under ``rules.capture == "auto"`` only the capture the engine would take is listed.
+    """
+    played = parse_card(card)
+    on_board = parse_cards(board, what="board")
+    if played in on_board:
+        raise ValueError(f"{card_name(played)} cannot be both played and on the board")
+    board_mask = 0
+    for c in on_board:
+        board_mask |= 1 << c
+    found = captures(played, board_mask)
+    if rules is not None and rules.capture == "auto":
+        found = found[:1]
+    return [frozenset(card_name(c) for c in iter_cards(m)) for m in found]
+
