@@ -7,4 +7,4 @@ from .rules import Rules
 
 __version__ = "0.1.0"
 
-__all__ = ["Rules", "parse_card", "card_name", "legal_captures", "Game", "Move", "RoundResult"]
+__all__ = ["Game", "Move", "RoundResult", "Rules", "card_name", "legal_captures", "parse_card"]

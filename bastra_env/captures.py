@@ -15,6 +15,7 @@ cache key: a repeated board costs one dict lookup.
 from __future__ import annotations
 
 from .cards import (
+    FULL_DECK,
     JACK,
     RANK_MASKS,
     Card,
@@ -30,15 +31,16 @@ from .rules import Rules
 BELOW: tuple[Mask, ...] = tuple(sum(RANK_MASKS[:r]) if r < JACK else 0 for r in range(13))
 """Numeric board cards that can join a combining group for a played card of rank r."""
 RELEVANT: tuple[Mask, ...] = tuple(
-    BELOW[r] | RANK_MASKS[r] if r < JACK else RANK_MASKS[r] for r in range(13)
+    FULL_DECK if r == JACK else BELOW[r] | RANK_MASKS[r] if r < JACK else RANK_MASKS[r]
+    for r in range(13)
 )
-"""The part of the board a played card of rank r can ever take (jacks: all of it, handled apart)."""
+"""The part of the board a played card of rank r can take: the cache key is ``board & RELEVANT[r]``."""
 
 CACHE_LIMIT = 1 << 20
 """Entries per rank before a cache is emptied and refilled: bounds memory in very long runs."""
 
 CACHE: tuple[dict[Mask, tuple[Mask, ...]], ...] = tuple({} for _ in range(13))
-"""Per numeric rank: ``board & RELEVANT[rank]`` -> its captures in canonical order."""
+"""Per rank: ``board & RELEVANT[rank]`` -> its captures in canonical order."""
 
 
 def canonical_key(mask: Mask) -> tuple[int, int, int]:
@@ -85,6 +87,8 @@ def maximal_unions(groups: list[Mask]) -> list[Mask]:
 
 
 def _compute(rank: int, board: Mask) -> tuple[Mask, ...]:
+    if rank == JACK:  # R10: a jack takes everything; onto an empty board it trails
+        return (board,) if board else ()
     pair = board & RANK_MASKS[rank]
     low = [c for c in iter_cards(board & BELOW[rank])]
     unions = maximal_unions(combining_groups(rank + 1, low)) if len(low) >= 2 else []
@@ -99,18 +103,13 @@ def captures(card: Card, board: Mask) -> tuple[Mask, ...]:
     Empty when the card cannot capture and is trailed. A jack onto an empty board trails too.
     """
     rank = card >> 2
-    if rank == JACK:
-        return (board,) if board else ()
-    if rank > JACK:
-        pair = board & RANK_MASKS[rank]
-        return (pair,) if pair else ()
     key = board & RELEVANT[rank]
     found = CACHE[rank].get(key)
     return found if found is not None else fill_cache(rank, key)
 
 
 def fill_cache(rank: int, key: Mask) -> tuple[Mask, ...]:
-    """The cache miss: compute the captures of a numeric rank on ``key`` and keep them."""
+    """The cache miss: compute the captures of a rank on ``key`` and keep them."""
     cache = CACHE[rank]
     if len(cache) >= CACHE_LIMIT:
         cache.clear()

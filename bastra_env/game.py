@@ -37,16 +37,16 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .captures import CACHE, RELEVANT, fill_cache
+from .captures import CACHE_LIMIT, RELEVANT, captures
 from .cards import (
     FULL_DECK,
     JACK,
     JACKS,
     NUM_CARDS,
-    RANK_MASKS,
     Card,
     Mask,
     card_name,
+    iter_cards,
     mask_str,
     points,
 )
@@ -99,25 +99,25 @@ class Game:
     """One game of Bastra, from the first deal to the winner."""
 
     __slots__ = (
-        "rules",
-        "seed",
-        "round",
-        "dealer",
-        "current",
-        "hands",
+        "bastras",
         "board",
+        "captured",
+        "current",
+        "dealer",
         "deck",
         "deck_pos",
-        "captured",
-        "bastras",
+        "done",
+        "hands",
         "jack_bastras",
         "last_capturer",
-        "plays",
-        "scores",
-        "results",
-        "winner",
-        "done",
         "last_move",
+        "plays",
+        "results",
+        "round",
+        "rules",
+        "scores",
+        "seed",
+        "winner",
     )
 
     def __init__(
@@ -201,47 +201,25 @@ class Game:
             return []
         board = self.board
         hand = self.hands[self.current]
-        auto = self.rules.capture == "auto"
+        cards = _HAND_CARDS.get(hand)
+        if cards is None:
+            cards = _hand_cards(hand)
         moves: list[Move] = []
-        append = moves.append
-        while hand:
-            low = hand & -hand
-            hand ^= low
-            card = low.bit_length() - 1
-            rank = card >> 2
-            if rank < JACK:
-                key = board & RELEVANT[rank]
-                caps = CACHE[rank].get(key)
-                if caps is None:
-                    caps = fill_cache(rank, key)
-            elif rank == JACK:
-                caps = (board,) if board else ()
+        auto = self.rules.capture == "auto"
+        for card in cards:
+            key = board & _CARD_RELEVANT[card]
+            found = _MOVE_CACHE[card].get(key)
+            if found is None:
+                found = _card_moves(card, key)
+            if auto:
+                moves.append(found[0])
             else:
-                pair = board & RANK_MASKS[rank]
-                caps = (pair,) if pair else ()
-            if not caps:
-                append((card, 0))
-            elif auto or len(caps) == 1:
-                append((card, caps[0]))
-            else:
-                for cap in caps:
-                    append((card, cap))
+                moves += found
         return moves
 
     def captures_for(self, card: Card) -> tuple[Mask, ...]:
         """Legal captures of ``card`` on the current board (``()``: it would trail)."""
-        rank = card >> 2
-        board = self.board
-        if rank == JACK:
-            caps = (board,) if board else ()
-        elif rank > JACK:
-            pair = board & RANK_MASKS[rank]
-            caps = (pair,) if pair else ()
-        else:
-            key = board & RELEVANT[rank]
-            caps = CACHE[rank].get(key)
-            if caps is None:
-                caps = fill_cache(rank, key)
+        caps = captures(card, self.board)
         return caps[:1] if self.rules.capture == "auto" else caps
 
     def is_legal(self, move: Move) -> bool:
@@ -374,9 +352,7 @@ class Game:
         rules = self.rules
         top = max(self.scores)
         leaders = [side for side, score in enumerate(self.scores) if score == top]
-        if top >= rules.target_score and (len(leaders) == 1 or rules.tie_break == "draw"):
-            self.done = True
-        elif rules.max_rounds is not None and self.round >= rules.max_rounds:
+        if top >= rules.target_score and (len(leaders) == 1 or rules.tie_break == "draw") or rules.max_rounds is not None and self.round >= rules.max_rounds:
             self.done = True
         if self.done:
             self.winner = leaders[0] if len(leaders) == 1 else None
@@ -441,4 +417,26 @@ class Game:
         )
 
 
-__all__ = ["Game", "Move", "RoundResult", "PLAYS_PER_ROUND", "FULL_DECK", "round_seed_deck"]
+_CARD_RELEVANT: tuple[Mask, ...] = tuple(RELEVANT[c >> 2] for c in range(NUM_CARDS))
+_MOVE_CACHE: tuple[dict[Mask, tuple[Move, ...]], ...] = tuple({} for _ in range(NUM_CARDS))
+"""Per card: ``board & _CARD_RELEVANT[card]`` -> its legal moves (a trail when it cannot capture)."""
+_HAND_CARDS: dict[Mask, tuple[Card, ...]] = {}
+"""Hand mask -> its cards, low to high."""
+
+
+def _card_moves(card: Card, key: Mask) -> tuple[Move, ...]:
+    cache = _MOVE_CACHE[card]
+    if len(cache) >= CACHE_LIMIT:
+        cache.clear()
+    moves = cache[key] = tuple((card, cap) for cap in captures(card, key)) or ((card, 0),)
+    return moves
+
+
+def _hand_cards(hand: Mask) -> tuple[Card, ...]:
+    if len(_HAND_CARDS) >= CACHE_LIMIT:
+        _HAND_CARDS.clear()
+    cards = _HAND_CARDS[hand] = tuple(iter_cards(hand))
+    return cards
+
+
+__all__ = ["FULL_DECK", "PLAYS_PER_ROUND", "Game", "Move", "RoundResult", "round_seed_deck"]
