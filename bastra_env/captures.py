@@ -34,7 +34,7 @@ RELEVANT: tuple[Mask, ...] = tuple(
     FULL_DECK if r == JACK else BELOW[r] | RANK_MASKS[r] if r < JACK else RANK_MASKS[r]
     for r in range(13)
 )
-"""The part of the board a played card of rank r can take: the cache key is ``board & RELEVANT[r]``."""
+"""The part of the board a card of rank r can take; the cache key is ``board & RELEVANT[r]``."""
 
 CACHE_LIMIT = 1 << 20
 """Entries per rank before a cache is emptied and refilled: bounds memory in very long runs."""
@@ -133,4 +133,3 @@ def legal_captures(card: str, board: list[str], rules: Rules | None = None) -> l
     if rules is not None and rules.capture == "auto":
         found = found[:1]
     return [frozenset(card_name(c) for c in iter_cards(m)) for m in found]
-

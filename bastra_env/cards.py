@@ -139,7 +139,7 @@ def parse_cards(names: Iterable[str], what: str = "cards") -> list[Card]:
 
 
 def parse_deck(names: Iterable[str]) -> list[Card]:
-    """A full deck, top first: exactly the 52 cards, each once; ``ValueError`` says what is wrong."""
+    """A full deck, top first: exactly the 52 cards once each; ``ValueError`` says what is wrong."""
     cards = parse_cards(names, what="deck")
     if len(cards) != NUM_CARDS:
         missing = [card_name(c) for c in range(NUM_CARDS) if c not in set(cards)]

@@ -318,9 +318,9 @@ class Game:
         most_cards = tuple(rules.most_cards_points if c == most else 0 for c in cards)
         bastra_points = tuple(
             b * rules.bastra_points + j * rules.jack_bastra_points
-            for b, j in zip(bastras, jack_bastras)
+            for b, j in zip(bastras, jack_bastras, strict=True)
         )
-        total = tuple(map(sum, zip(card_points, most_cards, bastra_points)))
+        total = tuple(map(sum, zip(card_points, most_cards, bastra_points, strict=True)))
         for side in range(sides):
             self.scores[side] += total[side]
         self.results += (
@@ -352,9 +352,10 @@ class Game:
         rules = self.rules
         top = max(self.scores)
         leaders = [side for side, score in enumerate(self.scores) if score == top]
-        if top >= rules.target_score and (len(leaders) == 1 or rules.tie_break == "draw") or rules.max_rounds is not None and self.round >= rules.max_rounds:
+        reached = top >= rules.target_score and (len(leaders) == 1 or rules.tie_break == "draw")
+        out_of_rounds = rules.max_rounds is not None and self.round >= rules.max_rounds
+        if reached or out_of_rounds:
             self.done = True
-        if self.done:
             self.winner = leaders[0] if len(leaders) == 1 else None
 
     # ----------------------------------------------------------------------------- reading
@@ -419,7 +420,7 @@ class Game:
 
 _CARD_RELEVANT: tuple[Mask, ...] = tuple(RELEVANT[c >> 2] for c in range(NUM_CARDS))
 _MOVE_CACHE: tuple[dict[Mask, tuple[Move, ...]], ...] = tuple({} for _ in range(NUM_CARDS))
-"""Per card: ``board & _CARD_RELEVANT[card]`` -> its legal moves (a trail when it cannot capture)."""
+"""Per card: ``board & _CARD_RELEVANT[card]`` -> its legal moves (a trail if it cannot capture)."""
 _HAND_CARDS: dict[Mask, tuple[Card, ...]] = {}
 """Hand mask -> its cards, low to high."""
 

@@ -24,7 +24,7 @@ class Rules:
     """Stop after this many rounds even below the target; the highest score wins, a tie is a draw.
     It also caps the extra rounds of ``tie_break="extra_rounds"``."""
     tie_break: str = "extra_rounds"
-    """A tie at the top at or past the target: play on ("extra_rounds") or call it a "draw" (R17)."""
+    """A tie for the top at or past the target: play on ("extra_rounds") or a "draw" (R17)."""
     capture: str = "choose"
     """"choose": the player picks among the maximal captures (R9); "auto": the engine takes the one
     with the most cards, then the most points, then the lowest card mask."""
@@ -33,7 +33,7 @@ class Rules:
     jack_bastra_points: int = 50
     """A jack taking a board that holds one card, a jack (R12)."""
     last_play_bastra: bool = True
-    """Whether a clearing capture on the 48th play of a round scores its bastra bonus (either kind)."""
+    """Whether clearing the board on the 48th play of a round scores a bastra (either kind)."""
     most_cards_points: int = 3
     """Paid to each side tied for the most captured cards in a round (R15)."""
 
@@ -41,7 +41,9 @@ class Rules:
         def need_int(name: str, low: int) -> None:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int):
-                raise TypeError(f"Rules.{name} must be an int, got {type(value).__name__} {value!r}")
+                raise TypeError(
+                    f"Rules.{name} must be an int, got {type(value).__name__} {value!r}"
+                )
             if value < low:
                 raise ValueError(f"Rules.{name} must be at least {low}, got {value}")
 
@@ -79,7 +81,9 @@ class Rules:
         """Build from a mapping, naming any unknown field and the valid ones."""
         unknown = sorted(set(fields) - set(FIELD_NAMES))
         if unknown:
-            raise TypeError(f"unknown Rules field(s) {unknown}; valid fields are {list(FIELD_NAMES)}")
+            raise TypeError(
+                f"unknown Rules field(s) {unknown}; valid fields are {list(FIELD_NAMES)}"
+            )
         return cls(**fields)
 
     def to_dict(self) -> dict[str, Any]:

@@ -48,7 +48,8 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="print a cProfile of 2p play")
     args = parser.parse_args()
 
-    print(f"{'table':<10} {'games':>6} {'plays':>9} {'plays/s':>11} {'games/s':>9} {'rounds/game':>12}")
+    print(f"{'table':<10} {'games':>6} {'plays':>9} {'plays/s':>11} {'games/s':>9}", end="")
+    print(f" {'rounds/game':>12}")
     for name, rules in TABLES.items():
         play_random_games(rules, 5)  # warm the capture cache and the interpreter
         best = float("inf")
