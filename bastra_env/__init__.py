@@ -1,10 +1,34 @@
-"""Bastra, the Cypriot fishing card game, as a rules engine and RL environments."""
+"""Bastra, the Cypriot fishing card game: an exact rules engine and RL environments.
+
+``Rules``, ``parse_card``, ``card_name`` and ``legal_captures`` describe the game; ``Game`` is the
+engine; ``env``/``raw_env`` are the PettingZoo AEC environment and ``gymnasium.make("Bastra-v0")``
+the single-agent one.
+"""
+
+import gymnasium
+import pettingzoo
 
 from .captures import legal_captures
 from .cards import card_name, parse_card
+from .env import env, raw_env
 from .game import Game, Move, RoundResult
 from .rules import Rules
 
 __version__ = "0.1.0"
 
-__all__ = ["Game", "Move", "RoundResult", "Rules", "card_name", "legal_captures", "parse_card"]
+if "bastra/bastra-v0" not in getattr(pettingzoo, "aec_registry", {"bastra/bastra-v0": None}):
+    pettingzoo.register("aec", "bastra/bastra-v0", entry_point="bastra_env.env:env")
+if "Bastra-v0" not in gymnasium.registry:
+    gymnasium.register(id="Bastra-v0", entry_point="bastra_env.gym_env:BastraGymEnv")
+
+__all__ = [
+    "Game",
+    "Move",
+    "RoundResult",
+    "Rules",
+    "card_name",
+    "env",
+    "legal_captures",
+    "parse_card",
+    "raw_env",
+]

@@ -1,0 +1,600 @@
+"""
+# Bastra
+
+| Import             | `from bastra_env import env`                                |
+|--------------------|-------------------------------------------------------------|
+| Registered as      | `pettingzoo.make("aec", "bastra/bastra-v0")`                |
+| Actions            | Discrete                                                    |
+| Parallel API       | No (turn-based; `turn_based_aec_to_parallel` works)         |
+| Manual Control     | No                                                          |
+| Agents             | `agents = ['player_0', ..., 'player_{n-1}']`, n = 2, 3, 4    |
+| Action Shape       | (1,)                                                        |
+| Action Values      | Discrete(208): 52 cards x 4 capture slots                   |
+| Observation Shape  | (1021,) float32, plus `action_mask` (208,) int8             |
+| Observation Values | [0, 1] for card planes and flags; see the layout table      |
+
+Bastra is the Cypriot fishing card game: play a card from hand to capture board cards of the same
+rank (pairing) or numeric cards that add up to its value (combining), sweep the board with a jack,
+and score aces, jacks, the 2 of clubs, the 10 of diamonds, the most cards and bastras (clearing the
+board). The rules are those of the project's `RULES.md`; every variant is a keyword (`Rules` field).
+
+### Observation Space
+
+`observe(agent)` returns `{"observation": float32[1021], "action_mask": int8[208]}`, the same
+spaces for every agent and every table size. Everything is seat-relative: slot 0 is the observing
+seat, then its left neighbour (who plays next), the seat opposite (the partner in the team game),
+and its right neighbour. With 2 players the opponent is "left"; with 3, the others are "left" and
+"right"; unused slots stay 0. The layout is one table, `OBSERVATION_LAYOUT`, which also builds the
+space, so the two cannot drift:
+
+| piece            | size | meaning                                                            |
+|------------------|------|--------------------------------------------------------------------|
+{layout_rows}
+
+Card planes use the engine's card order: index `4 * rank + suit`, ranks A 2 .. 10 J Q K, suits
+C D H S. The observation never holds another seat's hand or the deck order: `unseen` is the union
+of the other hands and the deck, which the observer cannot tell apart.
+
+#### Legal Actions Mask
+
+`action_mask[a] == 1` exactly when action `a` is legal for the agent to move; it is all zeros for
+every other agent and once the game is over. Capturing is compulsory for the card played (R7), so a
+card that can capture has no trail action, and a card with several maximal captures (R9) has one
+action for each.
+
+### Action Space
+
+`action = 4 * card + slot`. The card is the card played (its identity, not a hand position, so an
+action means the same thing all game). The slot picks among that card's legal captures in the
+canonical order: most cards taken, then most points, then the lowest card mask; slot 0 is also the
+trail when the card cannot capture. With `capture="auto"` only slot 0 is ever legal.
+
+A card can have more than 4 maximal captures; then only the first 4 of that order (the biggest)
+get an action. In random play this happens about once in 40,000 capturing choices
+(`tests/test_env.py` measures it). `decode_action(a)` and `encode_action(card, capture)` translate.
+
+### Rewards
+
+- `reward="win"` (default): at the end of the game +1 to every agent of the winning side, -1 to
+  every other agent, 0 to all on a draw.
+- `reward="points"`: after each round, every agent receives its side's points that round minus the
+  mean points of the other sides (in two-sided games: the point difference).
+
+Partners always receive the same reward. An illegal action through `env()` ends the game with -1
+for the offender (PettingZoo's `TerminateIllegalWrapper`); `raw_env.step` raises `ValueError`.
+
+At the end of each round, `infos[agent]["round_result"]` holds that round's breakdown (keyed by
+agent, partners sharing their side's numbers); an agent sees it in `last()` at its next turn.
+
+### Variants
+
+`env(num_players=3)`, `env(num_players=4, teams=True)`, `env(max_rounds=1)` for single-round
+episodes, and any other `Rules` field as a keyword, or `rules=Rules(...)`. `reset(seed=s,
+options={"deck": [52 card names, top first]})` deals round 1 from that deck.
+
+### Version History
+
+* v0: Initial release.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .cards import (
+    FULL_DECK,
+    JACK,
+    JACKS,
+    NUM_CARDS,
+    Mask,
+    card_name,
+    iter_cards,
+    parse_card,
+    parse_deck,
+    points,
+)
+from .game import PLAYS_PER_ROUND, Game, Move, RoundResult
+from .render import render_text
+from .rules import FIELD_NAMES, Rules
+
+SLOTS_PER_CARD = 4
+"""Capture alternatives kept per card (the biggest, in canonical order)."""
+NUM_ACTIONS = NUM_CARDS * SLOTS_PER_CARD
+REWARD_MODES = ("win", "points")
+MAX_SEATS = 4
+
+# One row per observation piece: (name, size, high, meaning). The offsets, the space and the
+# module docstring all come from this table.
+OBSERVATION_LAYOUT: tuple[tuple[str, int, float, str], ...] = (
+    ("hand", NUM_CARDS, 1.0, "cards in my hand"),
+    ("board", NUM_CARDS, 1.0, "cards on the board"),
+    ("captured", MAX_SEATS * NUM_CARDS, 1.0, "cards each seat captured this round (4 planes)"),
+    ("unseen", NUM_CARDS, 1.0, "cards in no place I can see: other hands and the deck"),
+    ("scores", MAX_SEATS, np.inf, "each seat's side score / target score"),
+    ("target", 1, np.inf, "target score / 100"),
+    ("round", 1, np.inf, "round number / 10"),
+    ("plays", 1, 1.0, "plays made this round / 48"),
+    ("deck_left", 1, 1.0, "cards still to be dealt / 44"),
+    ("hand_sizes", MAX_SEATS, 1.0, "cards in each seat's hand / 4"),
+    ("bastras", MAX_SEATS, np.inf, "bastras (both kinds) each seat made this round / 4"),
+    ("last_capturer", MAX_SEATS + 1, 1.0, "one-hot: who captured last this round (last: nobody)"),
+    ("dealer", MAX_SEATS, 1.0, "one-hot: the dealer"),
+    ("table", 4, 1.0, "one-hot: 2 players, 3 players, 4 players, 4 players in teams"),
+    ("rules", 4, np.inf, "bastra/10, jack bastra/50, most cards/3, last-play bastra (0/1)"),
+    ("action_cards", NUM_ACTIONS, np.inf, "per action: cards it moves to my pile / 10"),
+    ("action_points", NUM_ACTIONS, 1.0, "per action: card points it moves to my pile / 13"),
+    ("action_bastra", NUM_ACTIONS, 1.0, "per action: 1 if it scores a bastra"),
+)
+OFFSETS: dict[str, slice] = {}
+_start = 0
+for _name, _size, _high, _meaning in OBSERVATION_LAYOUT:
+    OFFSETS[_name] = slice(_start, _start + _size)
+    _start += _size
+OBSERVATION_SIZE = _start
+del _start, _name, _size, _high, _meaning
+
+# The card planes (hand, board, captured, unseen) sit first and are filled by one bit unpack.
+_BIT_PLANES_END = OFFSETS["unseen"].stop
+_BIT_BYTES = (_BIT_PLANES_END + 7) // 8
+_CAPTURED_AT = OFFSETS["captured"].start
+_UNSEEN_AT = OFFSETS["unseen"].start
+_SCALARS_AT = OFFSETS["scores"].start  # "scores" .. "rules" are written as one list
+_SCALARS_END = OFFSETS["rules"].stop
+_ACTION_CARDS_AT = OFFSETS["action_cards"].start
+_ACTION_POINTS_AT = OFFSETS["action_points"].start
+_ACTION_BASTRA_AT = OFFSETS["action_bastra"].start
+
+__doc__ = __doc__.replace(
+    "{layout_rows}",
+    "\n".join(
+        f"| `{name}` | {size} | {meaning} |" for name, size, _, meaning in OBSERVATION_LAYOUT
+    ),
+)
+
+
+def _relative_slots(n: int) -> tuple[int, ...]:
+    """Seat offset (0 = me, 1 = left, ...) -> observation slot (me, left, opposite, right)."""
+    return {2: (0, 1), 3: (0, 1, 3), 4: (0, 1, 2, 3)}[n]
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The Bastra AEC environment, wrapped the PettingZoo way (see the module docstring)."""
+    environment = raw_env(**kwargs)
+    environment = _TerminateIllegalWrapper(environment, illegal_reward=-1)
+    environment = _AssertOutOfBoundsWrapper(environment)
+    environment = _OrderEnforcingWrapper(environment)
+    return environment
+
+
+# PettingZoo's wrappers reach the base env's attributes through ``__getattr__`` at every level: with
+# three wrappers each read of ``agent_selection`` or ``terminations`` costs three failed lookups,
+# about a third of a random-play step. These subclasses behave exactly like PettingZoo's (same
+# classes by ``isinstance``, same checks) but read the per-step attributes straight from the base.
+_HOT_ATTRIBUTES = (
+    "agent_selection",
+    "agents",
+    "terminations",
+    "truncations",
+    "rewards",
+    "infos",
+    "_cumulative_rewards",
+)
+
+
+def _direct(name: str, needs_reset: bool) -> property:
+    def read(self: Any) -> Any:
+        if needs_reset and not self._has_reset and name != "_cumulative_rewards":
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self._base, name)
+
+    return property(read)
+
+
+def _fast_wrapper(wrapper: type) -> type:
+    needs_reset = issubclass(wrapper, wrappers.OrderEnforcingWrapper)
+
+    def __init__(self: Any, environment: AECEnv, *args: Any, **kwargs: Any) -> None:
+        self._base = environment.unwrapped
+        wrapper.__init__(self, environment, *args, **kwargs)
+
+    namespace: dict[str, Any] = {name: _direct(name, needs_reset) for name in _HOT_ATTRIBUTES}
+    namespace["__init__"] = __init__
+    namespace["__doc__"] = wrapper.__doc__
+    return type(wrapper.__name__, (wrapper,), namespace)
+
+
+_TerminateIllegalWrapper = _fast_wrapper(wrappers.TerminateIllegalWrapper)
+_AssertOutOfBoundsWrapper = _fast_wrapper(wrappers.AssertOutOfBoundsWrapper)
+_OrderEnforcingWrapper = _fast_wrapper(wrappers.OrderEnforcingWrapper)
+
+
+class raw_env(AECEnv):
+    """The unwrapped Bastra AEC environment. ``step`` raises ``ValueError`` on an illegal action."""
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["human", "ansi"],
+        "name": "bastra_v0",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        rules: Rules | None = None,
+        *,
+        reward: str = "win",
+        render_mode: str | None = None,
+        reveal_hands: bool = False,
+        **rule_fields: Any,
+    ) -> None:
+        """``rules`` or any ``Rules`` field as a keyword (not both); ``reward`` is "win" or
+        "points"; ``reveal_hands`` shows every hand in the text rendering."""
+        super().__init__()
+        if rules is not None and rule_fields:
+            raise TypeError(
+                f"pass rules=Rules(...) or Rules fields, not both: {sorted(rule_fields)}"
+            )
+        if rules is None:
+            unknown = sorted(set(rule_fields) - set(FIELD_NAMES))
+            if unknown:
+                raise TypeError(
+                    f"unknown keyword(s) {unknown}; the env takes rules, reward, render_mode, "
+                    f"reveal_hands and the Rules fields {list(FIELD_NAMES)}"
+                )
+            rules = Rules(**rule_fields)
+        elif not isinstance(rules, Rules):
+            raise TypeError(f"rules must be a Rules, got {type(rules).__name__}")
+        if reward not in REWARD_MODES:
+            raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode must be one of {self.metadata['render_modes']} or None, "
+                f"got {render_mode!r}"
+            )
+        self.rules = rules
+        self.reward_mode = reward
+        self.render_mode = render_mode
+        self.reveal_hands = reveal_hands
+        n = rules.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        self._observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(
+                    low=0.0, high=_observation_high(), shape=(OBSERVATION_SIZE,), dtype=np.float32
+                ),
+                "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
+            }
+        )
+        self._action_space = spaces.Discrete(NUM_ACTIONS)
+        self.observation_spaces = {a: self._observation_space for a in self.possible_agents}
+        self.action_spaces = {a: self._action_space for a in self.possible_agents}
+        self._slots = _relative_slots(n)
+        self._constant = _constant_features(rules)
+        self.game: Game | None = None
+        self._move_cache: dict[int, Move] | None = None
+        self._rewarded = False
+        self.np_random, _ = seeding.np_random(None)
+
+    # --------------------------------------------------------------------------- spaces
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self._observation_space
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self._action_space
+
+    # --------------------------------------------------------------------------- reset / step
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Shuffle with ``seed``; ``options={"deck": [...]}`` (52 card names, top first) deals
+        round 1 from that order. Other option keys are ignored."""
+        deck = None
+        if options and options.get("deck") is not None:
+            deck = parse_deck(options["deck"])  # raises before anything changes
+        if seed is not None:
+            self.np_random, _ = seeding.np_random(seed)
+        game_seed = int(self.np_random.integers(0, 2**63 - 1))
+        self.game = Game(self.rules, seed=game_seed, deck=deck)
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.possible_agents[self.game.current]
+        self._rewarded = False
+        self._move_cache = None
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game = self._require_game()
+        move = self._moves().get(action if type(action) is int else _as_action(action))
+        if move is None:
+            raise ValueError(self._illegal_message(action))
+        self._cumulative_rewards[agent] = 0.0
+        if self.infos[agent]:
+            self.infos[agent] = {}
+        rounds_before = len(game.results)
+        game.apply(*move)
+        self._move_cache = None
+        if len(game.results) == rounds_before:  # the common case: nothing scored
+            if self._rewarded:
+                self.rewards = dict.fromkeys(self.agents, 0.0)
+                self._rewarded = False
+            self.agent_selection = self.possible_agents[game.current]
+        else:
+            self._score_round(game, agent)
+        if self.render_mode == "human":
+            self.render()
+
+    def _score_round(self, game: Game, agent: str) -> None:
+        """A round ended on this step: infos, rewards, and perhaps the end of the game."""
+        result = game.results[-1]
+        info = self._round_info(result)
+        for a in self.agents:
+            self.infos[a] = {"round_result": info}
+        rewards = dict.fromkeys(self.agents, 0.0)
+        if self.reward_mode == "points":
+            for a, value in zip(self.agents, self._round_rewards(result), strict=True):
+                rewards[a] = value
+        if game.done:
+            if self.reward_mode == "win" and game.winner is not None:
+                for i, a in enumerate(self.agents):
+                    rewards[a] = 1.0 if self.rules.side_of(i) == game.winner else -1.0
+            self.terminations = dict.fromkeys(self.agents, True)
+            seat = self.agent_name_mapping[agent]
+            self.agent_selection = self.agents[(seat + 1) % len(self.agents)]
+        else:
+            self.agent_selection = self.possible_agents[game.current]
+        self.rewards = rewards
+        self._rewarded = True
+        self._accumulate_rewards()
+
+    def _round_rewards(self, result: RoundResult) -> list[float]:
+        sides = self.rules.num_sides
+        total = result.total
+        mean_others = [(sum(total) - total[s]) / (sides - 1) for s in range(sides)]
+        return [
+            float(total[self.rules.side_of(i)] - mean_others[self.rules.side_of(i)])
+            for i in range(self.rules.num_players)
+        ]
+
+    def _round_info(self, result: RoundResult) -> dict[str, Any]:
+        side = self.rules.side_of
+
+        def per_agent(values: tuple[int, ...]) -> dict[str, int]:
+            return {a: values[side(i)] for i, a in enumerate(self.possible_agents)}
+
+        return {
+            "round": result.round,
+            "points": per_agent(result.total),
+            "cards": per_agent(result.cards),
+            "card_points": per_agent(result.card_points),
+            "most_cards": per_agent(result.most_cards),
+            "bastras": per_agent(result.bastras),
+            "jack_bastras": per_agent(result.jack_bastras),
+            "bastra_points": per_agent(result.bastra_points),
+            "scores": per_agent(result.scores),
+            "leftover": result.leftover,
+        }
+
+    # --------------------------------------------------------------------------- observing
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        game = self._require_game()
+        observation, action_mask = self._encode(game, self.agent_name_mapping[agent])
+        return {"observation": observation, "action_mask": action_mask}
+
+    def _encode(self, game: Game, seat: int) -> tuple[np.ndarray, np.ndarray]:
+        """The observation and mask of one seat. On the hot path of every step: one bit unpack
+        for the card planes, one list write for the scalars, a few writes per legal action."""
+        rules = game.rules
+        n = rules.num_players
+        slots = self._slots
+        obs = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        hand = game.hands[seat]
+        seen = hand | game.board
+        bits = hand | game.board << NUM_CARDS
+        # scalar block, in layout order from "scores" to "dealer"; the rest is constant
+        scores = [0.0] * MAX_SEATS
+        hand_sizes = [0.0] * MAX_SEATS
+        bastras = [0.0] * MAX_SEATS
+        last_capturer = [0.0] * (MAX_SEATS + 1)
+        dealer = [0.0] * MAX_SEATS
+        target = rules.target_score
+        for offset in range(n):
+            other = (seat + offset) % n
+            slot = slots[offset]
+            pile = game.captured[other]
+            seen |= pile
+            bits |= pile << (_CAPTURED_AT + NUM_CARDS * slot)
+            scores[slot] = game.scores[rules.side_of(other)] / target
+            hand_sizes[slot] = game.hands[other].bit_count() / 4
+            bastras[slot] = (game.bastras[other] + game.jack_bastras[other]) / 4
+        bits |= (FULL_DECK & ~seen) << _UNSEEN_AT
+        obs[:_BIT_PLANES_END] = np.unpackbits(
+            np.frombuffer(bits.to_bytes(_BIT_BYTES, "little"), dtype=np.uint8),
+            count=_BIT_PLANES_END,
+            bitorder="little",
+        )
+        last = game.last_capturer
+        last_capturer[slots[(last - seat) % n] if last >= 0 else MAX_SEATS] = 1.0
+        dealer[slots[(game.dealer - seat) % n]] = 1.0
+        obs[_SCALARS_AT:_SCALARS_END] = (
+            scores
+            + [target / 100, game.round / 10, game.plays / PLAYS_PER_ROUND]
+            + [(len(game.deck) - game.deck_pos) / 44]
+            + hand_sizes
+            + bastras
+            + last_capturer
+            + dealer
+            + self._constant
+        )
+        if seat == game.current and not game.done:
+            board = game.board
+            scores_bastra = game.plays < PLAYS_PER_ROUND - 1 or rules.last_play_bastra
+            for action, (card, capture) in self._moves().items():
+                mask[action] = 1
+                if capture:
+                    obs[_ACTION_CARDS_AT + action] = (capture.bit_count() + 1) / 10
+                    obs[_ACTION_POINTS_AT + action] = points(capture | 1 << card) / 13
+                    if (
+                        capture == board
+                        and scores_bastra
+                        and (card >> 2 != JACK or (capture & JACKS and not capture & (capture - 1)))
+                    ):
+                        obs[_ACTION_BASTRA_AT + action] = 1.0
+        return obs, mask
+
+    def _moves(self) -> dict[int, Move]:
+        """Legal actions of the agent to move -> engine moves (cached until the next step)."""
+        if self._move_cache is None:
+            game = self._require_game()
+            moves: dict[int, Move] = {}
+            slot = 0
+            previous = -1
+            for card, capture in game.legal_moves():
+                slot = slot + 1 if card == previous else 0
+                previous = card
+                if slot < SLOTS_PER_CARD:
+                    moves[card * SLOTS_PER_CARD + slot] = (card, capture)
+            self._move_cache = moves
+        return self._move_cache
+
+    # --------------------------------------------------------------------------- codec
+    def legal_actions(self) -> list[int]:
+        """The legal actions of the agent to move, ascending."""
+        return sorted(self._moves())
+
+    def decode_action(self, action: int) -> tuple[str, frozenset[str]]:
+        """``action`` -> (card played, board cards it takes) for the agent to move now."""
+        move = self._moves().get(_as_action(action))
+        if move is None:
+            raise ValueError(self._illegal_message(action))
+        card, capture = move
+        return card_name(card), frozenset(card_name(c) for c in iter_cards(capture))
+
+    def encode_action(self, card: str, capture: Iterable[str] | None = None) -> int:
+        """(card played, board cards taken: names, empty or None for a trail) -> action.
+        ``ValueError`` when that play is not legal now."""
+        played = parse_card(card)
+        if isinstance(capture, str):
+            raise TypeError(
+                f"capture must be a collection of card names, not one string {capture!r}"
+            )
+        taken: Mask = 0
+        for name in capture or ():
+            taken |= 1 << parse_card(name)
+        for action, move in self._moves().items():
+            if move == (played, taken):
+                return action
+        names = sorted(card_name(c) for c in iter_cards(taken))
+        legal = ", ".join(
+            f"{card_name(c)}->[{' '.join(card_name(x) for x in iter_cards(m))}]"
+            for c, m in self._moves().values()
+        )
+        raise ValueError(
+            f"playing {card_name(played)} taking {names} is not legal now; legal: {legal}"
+        )
+
+    def _illegal_message(self, action: Any) -> str:
+        game = self._require_game()
+        legal = sorted(self._moves())
+        if game.done:
+            return "the game is over; call reset()"
+        try:
+            a = _as_action(action)
+        except (TypeError, ValueError):
+            return f"an action is an int in [0, {NUM_ACTIONS}), got {action!r}; legal: {legal}"
+        if not 0 <= a < NUM_ACTIONS:
+            return f"action {a} is out of range [0, {NUM_ACTIONS}); legal: {legal}"
+        card, slot = divmod(a, SLOTS_PER_CARD)
+        return (
+            f"action {a} ({card_name(card)}, capture slot {slot}) is not legal for "
+            f"{self.agent_selection} now; legal actions: {legal}"
+        )
+
+    # --------------------------------------------------------------------------- reading
+    def snapshot(self) -> dict[str, Any]:
+        """The whole true state, JSON-serialisable, card names only (see the API docs)."""
+        game = self._require_game()
+        names = self.possible_agents
+
+        def cards(mask: Mask) -> list[str]:
+            return [card_name(c) for c in iter_cards(mask)]
+
+        return {
+            "round": game.round,
+            "dealer": names[game.dealer],
+            "current": None if game.done else names[game.current],
+            "hands": {a: cards(game.hands[i]) for i, a in enumerate(names)},
+            "board": cards(game.board),
+            "deck": [card_name(c) for c in game.deck[game.deck_pos :]],
+            "captured": {a: cards(game.captured[i]) for i, a in enumerate(names)},
+            "scores": {a: game.scores[self.rules.side_of(i)] for i, a in enumerate(names)},
+        }
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode=...")
+            return None
+        text = render_text(self._require_game(), self.possible_agents, self.reveal_hands)
+        if self.render_mode == "ansi":
+            return text
+        print(text + "\n")
+        return None
+
+    def close(self) -> None:
+        pass
+
+    def _require_game(self) -> Game:
+        if self.game is None:
+            raise RuntimeError("call reset() before using the environment")
+        return self.game
+
+
+def _as_action(action: Any) -> int:
+    if isinstance(action, (bool, np.bool_)) or action is None:
+        raise TypeError(f"an action is an int, got {action!r}")
+    if isinstance(action, np.ndarray):
+        if action.size != 1:
+            raise TypeError(f"an action is one int, got an array of shape {action.shape}")
+        action = action.item()
+    if isinstance(action, (int, np.integer)):
+        return int(action)
+    raise TypeError(f"an action is an int, got {type(action).__name__} {action!r}")
+
+
+@functools.cache
+def _observation_high() -> np.ndarray:
+    high = np.empty(OBSERVATION_SIZE, dtype=np.float32)
+    for name, _size, value, _meaning in OBSERVATION_LAYOUT:
+        high[OFFSETS[name]] = value
+    return high
+
+
+def _constant_features(rules: Rules) -> list[float]:
+    """The "table" and "rules" pieces: they depend on the rules alone."""
+    table = [0.0] * 4
+    table[3 if rules.teams else rules.num_players - 2] = 1.0
+    return table + [
+        rules.bastra_points / 10,
+        rules.jack_bastra_points / 50,
+        rules.most_cards_points / 3,
+        float(rules.last_play_bastra),
+    ]
+
+
+__all__ = ["NUM_ACTIONS", "OBSERVATION_LAYOUT", "OBSERVATION_SIZE", "OFFSETS", "env", "raw_env"]
