@@ -118,18 +118,23 @@ OBSERVATION_LAYOUT: tuple[tuple[str, int, float, str], ...] = (
     ("board", NUM_CARDS, 1.0, "cards on the board"),
     ("captured", MAX_SEATS * NUM_CARDS, 1.0, "cards each seat captured this round (4 planes)"),
     ("unseen", NUM_CARDS, 1.0, "cards in no place I can see: other hands and the deck"),
-    ("scores", MAX_SEATS, np.inf, "each seat's side score / target score"),
-    ("target", 1, np.inf, "target score / 100"),
-    ("round", 1, np.inf, "round number / 10"),
+    ("scores", MAX_SEATS, 4.0, "each seat's side score / target score (at most 4)"),
+    ("target", 1, 10.0, "target score / 100 (at most 10)"),
+    ("round", 1, 10.0, "round number / 10 (at most 10)"),
     ("plays", 1, 1.0, "plays made this round / 48"),
     ("deck_left", 1, 1.0, "cards still to be dealt / 44"),
     ("hand_sizes", MAX_SEATS, 1.0, "cards in each seat's hand / 4"),
-    ("bastras", MAX_SEATS, np.inf, "bastras (both kinds) each seat made this round / 4"),
+    ("bastras", MAX_SEATS, 12.0, "bastras (both kinds) each seat made this round / 4"),
     ("last_capturer", MAX_SEATS + 1, 1.0, "one-hot: who captured last this round (last: nobody)"),
     ("dealer", MAX_SEATS, 1.0, "one-hot: the dealer"),
     ("table", 4, 1.0, "one-hot: 2 players, 3 players, 4 players, 4 players in teams"),
-    ("rules", 4, np.inf, "bastra/10, jack bastra/50, most cards/3, last-play bastra (0/1)"),
-    ("action_cards", NUM_ACTIONS, np.inf, "per action: cards it moves to my pile / 10"),
+    (
+        "rules",
+        4,
+        10.0,
+        "bastra/10, jack bastra/50, most cards/3 (each at most 10), last-play bastra",
+    ),
+    ("action_cards", NUM_ACTIONS, 5.2, "per action: cards it moves to my pile / 10"),
     ("action_points", NUM_ACTIONS, 1.0, "per action: card points it moves to my pile / 13"),
     ("action_bastra", NUM_ACTIONS, 1.0, "per action: 1 if it scores a bastra"),
 )
@@ -418,7 +423,7 @@ class raw_env(AECEnv):
             pile = game.captured[other]
             seen |= pile
             bits |= pile << (_CAPTURED_AT + NUM_CARDS * slot)
-            scores[slot] = game.scores[rules.side_of(other)] / target
+            scores[slot] = min(game.scores[rules.side_of(other)] / target, 4.0)
             hand_sizes[slot] = game.hands[other].bit_count() / 4
             bastras[slot] = (game.bastras[other] + game.jack_bastras[other]) / 4
         bits |= (FULL_DECK & ~seen) << _UNSEEN_AT
@@ -432,7 +437,7 @@ class raw_env(AECEnv):
         dealer[slots[(game.dealer - seat) % n]] = 1.0
         obs[_SCALARS_AT:_SCALARS_END] = (
             scores
-            + [target / 100, game.round / 10, game.plays / PLAYS_PER_ROUND]
+            + [min(target / 100, 10.0), min(game.round / 10, 10.0), game.plays / PLAYS_PER_ROUND]
             + [(len(game.deck) - game.deck_pos) / 44]
             + hand_sizes
             + bastras
@@ -590,9 +595,9 @@ def _constant_features(rules: Rules) -> list[float]:
     table = [0.0] * 4
     table[3 if rules.teams else rules.num_players - 2] = 1.0
     return table + [
-        rules.bastra_points / 10,
-        rules.jack_bastra_points / 50,
-        rules.most_cards_points / 3,
+        min(rules.bastra_points / 10, 10.0),
+        min(rules.jack_bastra_points / 50, 10.0),
+        min(rules.most_cards_points / 3, 10.0),
         float(rules.last_play_bastra),
     ]
 

@@ -1,0 +1,180 @@
+"""Single-agent Gymnasium Bastra: one seat learns, the other seats are played by given policies.
+
+    env = gymnasium.make("Bastra-v0", num_players=2, opponents=my_policy, seat=None)
+    obs, info = env.reset(seed=0)
+    obs, reward, terminated, truncated, info = env.step(action)
+    env.unwrapped.action_masks()  # for sb3-contrib's MaskablePPO
+
+The observation is the flat ``observation`` vector of the AEC env (see ``bastra_env.env``), the
+action space the same ``Discrete(208)``. ``action_masks()`` and ``info["action_mask"]`` give the
+legal actions. A policy is anything with ``act(observation, env=...) -> int`` (the ``agents``
+package's policies) or a plain callable ``observation -> int``, where ``observation`` is the AEC
+observation dict; it is handed the unwrapped AEC env as ``env``. The default opponent plays a
+uniformly random legal action.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from .env import NUM_ACTIONS, raw_env
+from .rules import Rules
+
+Policy = Any
+"""An object with ``act(observation, env=None) -> int``, or a callable ``observation -> int``."""
+
+
+class RandomLegal:
+    """Uniformly random legal action, from a generator the env seeds on ``reset``."""
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+
+    def act(self, observation: dict[str, np.ndarray], env: Any = None) -> int:
+        legal = np.flatnonzero(observation["action_mask"])
+        return int(legal[self.rng.integers(len(legal))])
+
+
+class BastraGymEnv(gymnasium.Env):
+    """One learning seat against fixed policies (registered as ``"Bastra-v0"``)."""
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "ansi"], "render_fps": 1}
+
+    def __init__(
+        self,
+        rules: Rules | None = None,
+        *,
+        opponents: Policy | Sequence[Policy] | Mapping[int, Policy] | None = None,
+        seat: int | None = 0,
+        reward: str = "win",
+        illegal_action: str = "lose",
+        render_mode: str | None = None,
+        **rule_fields: Any,
+    ) -> None:
+        """``seat``: the learner's seat, or ``None`` for a random seat each episode.
+        ``opponents``: one policy for every other seat, a list with one per other seat (in seat
+        order), or a ``{seat: policy}`` mapping; ``None`` plays random legal actions.
+        ``illegal_action``: "lose" ends the episode with reward -1 and ``info["illegal_action"]``
+        (as PettingZoo's wrapped env does), "raise" raises ``ValueError`` and changes nothing."""
+        self.aec = raw_env(rules, reward=reward, render_mode=render_mode, **rule_fields)
+        self.rules = self.aec.rules
+        n = self.rules.num_players
+        if seat is not None and (isinstance(seat, bool) or seat not in range(n)):
+            raise ValueError(f"seat must be None or a seat in 0..{n - 1}, got {seat!r}")
+        self.seat = seat
+        if illegal_action not in ("lose", "raise"):
+            raise ValueError(f'illegal_action must be "lose" or "raise", got {illegal_action!r}')
+        self.illegal_action = illegal_action
+        self._lost_by_illegal = False
+        self.render_mode = render_mode
+        self._opponents = opponents
+        self._random = RandomLegal(np.random.default_rng())
+        self.observation_space = self.aec.observation_space("player_0")["observation"]
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self.learner = 0
+        self._agent = "player_0"
+        self._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        self._check_opponents()
+
+    def _check_opponents(self) -> None:
+        n = self.rules.num_players
+        given = self._opponents
+        if isinstance(given, Mapping):
+            unknown = sorted(set(given) - set(range(n)))
+            if unknown:
+                raise ValueError(f"opponents names seats {unknown} outside 0..{n - 1}")
+        elif isinstance(given, Sequence) and not isinstance(given, str) and len(given) != n - 1:
+            raise ValueError(
+                f"opponents as a list needs one policy per other seat ({n - 1}), got {len(given)}"
+            )
+        for policy in self._policy_list():
+            if policy is not None and not (hasattr(policy, "act") or callable(policy)):
+                raise TypeError(
+                    f"a policy needs act(observation, env=...) or to be callable, got {policy!r}"
+                )
+
+    def _policy_list(self) -> list[Policy]:
+        given = self._opponents
+        if isinstance(given, Mapping):
+            return list(given.values())
+        if isinstance(given, Sequence) and not isinstance(given, str):
+            return list(given)
+        return [given]
+
+    def _policy_for(self, seat: int) -> Policy:
+        given = self._opponents
+        if isinstance(given, Mapping):
+            policy = given.get(seat)
+        elif isinstance(given, Sequence) and not isinstance(given, str):
+            others = [s for s in range(self.rules.num_players) if s != self.learner]
+            policy = given[others.index(seat)]
+        else:
+            policy = given
+        return self._random if policy is None else policy
+
+    # ------------------------------------------------------------------------------- API
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        super().reset(seed=seed)
+        self._random.rng = np.random.default_rng(int(self.np_random.integers(2**63 - 1)))
+        n = self.rules.num_players
+        self.learner = int(self.np_random.integers(n)) if self.seat is None else self.seat
+        self._agent = self.aec.possible_agents[self.learner]
+        self.aec.reset(seed=int(self.np_random.integers(2**63 - 1)), options=options)
+        self._lost_by_illegal = False
+        self._play_others()
+        return self._observe()
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        if self._lost_by_illegal or self.aec.terminations.get(self._agent, True):
+            raise RuntimeError("the episode is over; call reset()")
+        try:
+            self.aec.step(action)  # ValueError on an illegal action, with nothing changed
+        except (ValueError, TypeError):
+            if self.illegal_action == "raise":
+                raise
+            self._lost_by_illegal = True
+            observation, info = self._observe()
+            info["illegal_action"] = True
+            return observation, -1.0, True, False, info
+        reward = float(self.aec.rewards.get(self._agent, 0.0)) + self._play_others()
+        observation, info = self._observe()
+        return observation, reward, self.aec.terminations[self._agent], False, info
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions of the learner now, as booleans (sb3-contrib's MaskablePPO reads this)."""
+        return self._mask.astype(bool)
+
+    def render(self) -> str | None:
+        return self.aec.render()
+
+    # ------------------------------------------------------------------------------- inside
+    def _play_others(self) -> float:
+        """Let the other seats play until the learner is to move or the game ends; returns the
+        learner's reward collected meanwhile."""
+        aec = self.aec
+        reward = 0.0
+        while not aec.terminations[self._agent] and aec.agent_selection != self._agent:
+            agent = aec.agent_selection
+            policy = self._policy_for(aec.agent_name_mapping[agent])
+            observation = aec.observe(agent)
+            if hasattr(policy, "act"):
+                aec.step(policy.act(observation, env=aec))
+            else:
+                aec.step(policy(observation))
+            reward += float(aec.rewards.get(self._agent, 0.0))
+        return reward
+
+    def _observe(self) -> tuple[np.ndarray, dict[str, Any]]:
+        seen = self.aec.observe(self._agent)
+        self._mask = seen["action_mask"]
+        info = dict(self.aec.infos.get(self._agent, {}))
+        info["seat"] = self.learner
+        info["action_mask"] = self._mask
+        return seen["observation"], info
