@@ -333,3 +333,22 @@ def test_auto_capture_lists_one_move_per_card():
     assert (parse_card("7H"), mask("2S", "AD", "4H")) in moves
     with pytest.raises(ValueError):
         game.play((parse_card("7H"), mask("2S", "5C")))
+
+
+def test_last_play_bastra_false_also_removes_the_jack_bastra():
+    game = Game(Rules(last_play_bastra=False), seed=0)
+    last_play_setup(game, "JH", ["JS"], {}, last_capturer=1)
+    game.play((parse_card("JH"), mask("JS")))
+    assert game.results[-1].jack_bastras == (0, 0)
+    game = Game(Rules(), seed=0)
+    last_play_setup(game, "JH", ["JS"], {}, last_capturer=1)
+    game.play((parse_card("JH"), mask("JS")))
+    assert game.results[-1].jack_bastras == (1, 0) and game.results[-1].bastra_points[0] == 50
+
+
+def test_max_rounds_caps_extra_rounds_and_a_tie_then_is_a_draw():
+    game = Game(Rules(target_score=50, max_rounds=1), seed=0)
+    last_play_setup(game, "9C", [], {0: ["AC", "2C", "10D"]}, last_capturer=1)
+    game.scores = [64, 60]  # both reach 70 this round: tied past the target on the last round
+    game.play((parse_card("9C"), 0))
+    assert game.scores == [70, 70] and game.done and game.winner is None
