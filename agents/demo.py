@@ -1,6 +1,6 @@
 """Watch a game between two built-in players, then a short match over swapped-seat deals.
 
-    python -m agents.demo [--games 100] [--seed 0] [--players greedy random]
+python -m agents.demo [--games 100] [--seed 0] [--players greedy random]
 """
 
 from __future__ import annotations

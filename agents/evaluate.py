@@ -1,0 +1,291 @@
+"""Honest evaluation: duplicate deals, Wilson intervals, round-robin ratings, training curves.
+
+    python -m agents.evaluate A B [--table 2p|4p_teams] [--deals N] [--mode game|round] [--json F]
+    python -m agents.evaluate A B C ...            # round-robin: every pair, then ratings
+    python -m agents.evaluate --curves RUN_DIR     # eval.csv of a training run -> curves.png
+
+A policy is a baseline name (random, greedy, heuristic) or a checkpoint path. In the team game a
+side may be two different policies joined by ``+`` (``runs/x/final.pt+greedy``: the first plays
+seats 0/2's first seat, the second the partner seat). Every deal is played twice with the same
+cards, the sides swapping seats, so the luck of the deal cancels out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import bastra_env
+from bastra_env import Rules
+
+TABLES = {"2p": {"num_players": 2}, "4p_teams": {"num_players": 4, "teams": True}}
+
+
+def wilson_interval(successes: float, trials: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval of a proportion (draws may count as half successes)."""
+    if trials <= 0:
+        return (0.0, 1.0)
+    p = successes / trials
+    centre = p + z * z / (2 * trials)
+    spread = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials))
+    denominator = 1 + z * z / trials
+    return (max(0.0, (centre - spread) / denominator), min(1.0, (centre + spread) / denominator))
+
+
+@dataclass
+class MatchResult:
+    a: str
+    b: str
+    table: str
+    mode: str
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    win_rate: float
+    """(wins + draws / 2) / games, for side A."""
+    ci_low: float
+    ci_high: float
+    point_diff: float
+    """Mean of A's final score minus B's, per game."""
+
+    def line(self) -> str:
+        return (
+            f"{self.a} vs {self.b} ({self.table}, {self.mode}s): {self.win_rate:.1%} "
+            f"[95% CI {self.ci_low:.1%}-{self.ci_high:.1%}] over {self.games} games "
+            f"({self.wins}W {self.draws}D {self.losses}L), mean point difference "
+            f"{self.point_diff:+.2f}"
+        )
+
+
+def side_policies(spec: Any, teams: bool) -> tuple[Any, Any]:
+    """A policy, or a (first seat, partner) pair, as the two seats of a side."""
+    if isinstance(spec, tuple):
+        if len(spec) != 2 or not teams:
+            raise ValueError("a side of two policies needs the team game")
+        return spec
+    return (spec, spec)
+
+
+def play_game(env, seat_policies: Sequence[Any], seed: int) -> list[int]:
+    """One game (or round) with ``seat_policies[seat]``; returns each side's final score."""
+    env.reset(seed=seed)
+    raw = env.unwrapped
+    for agent in env.agent_iter():
+        observation, _, termination, truncation, _ = env.last()
+        if termination or truncation:
+            env.step(None)
+            continue
+        policy = seat_policies[raw.agent_name_mapping[agent]]
+        env.step(policy.act(observation, env=raw))
+    return list(raw.game.scores)
+
+
+def duplicate_match(
+    a: Any,
+    b: Any,
+    table: str = "2p",
+    deals: int = 100,
+    mode: str = "game",
+    seed: int = 0,
+    names: tuple[str, str] = ("A", "B"),
+    progress: bool = False,
+    **rule_fields: Any,
+) -> MatchResult:
+    """``deals`` deals, each played twice with A and B swapping sides (seats 0/2 and 1/3)."""
+    if table not in TABLES:
+        raise ValueError(f"table must be one of {list(TABLES)}, got {table!r}")
+    if mode not in ("game", "round"):
+        raise ValueError(f'mode must be "game" or "round", got {mode!r}')
+    fields = dict(TABLES[table], **rule_fields)
+    if mode == "round":
+        fields["max_rounds"] = 1
+    rules = Rules(**fields)
+    env = bastra_env.env(rules=rules)
+    side_a, side_b = side_policies(a, rules.teams), side_policies(b, rules.teams)
+    wins = draws = losses = 0
+    diff = 0.0
+    deal_iter: Any = range(deals)
+    if progress:
+        from tqdm import tqdm
+
+        deal_iter = tqdm(deal_iter, desc=f"{names[0]} vs {names[1]}", unit="deal", leave=False)
+    for deal in deal_iter:
+        for a_side in (0, 1):
+            sides = (side_a, side_b) if a_side == 0 else (side_b, side_a)
+            seats = [sides[rules.side_of(s)][s // 2] for s in range(rules.num_players)]
+            scores = play_game(env, seats, seed + deal)
+            mine, theirs = scores[a_side], scores[1 - a_side]
+            diff += mine - theirs
+            winner = env.unwrapped.game.winner
+            if winner is None:
+                draws += 1
+            elif winner == a_side:
+                wins += 1
+            else:
+                losses += 1
+    games = 2 * deals
+    low, high = wilson_interval(wins + draws / 2, games)
+    return MatchResult(
+        a=names[0],
+        b=names[1],
+        table=table,
+        mode=mode,
+        games=games,
+        wins=wins,
+        draws=draws,
+        losses=losses,
+        win_rate=(wins + draws / 2) / games,
+        ci_low=low,
+        ci_high=high,
+        point_diff=diff / games,
+    )
+
+
+def bradley_terry(names: Sequence[str], results: Sequence[MatchResult], iterations: int = 500):
+    """Bradley-Terry strengths from pairwise results (draws as half wins), on an Elo-like scale
+    (400 log10, mean 1500). A prior half game against an average player keeps ratings finite."""
+    index = {n: i for i, n in enumerate(names)}
+    k = len(names)
+    wins = [[0.0] * k for _ in range(k)]
+    for r in results:
+        i, j = index[r.a], index[r.b]
+        w = r.wins + r.draws / 2
+        wins[i][j] += w
+        wins[j][i] += r.games - w
+    strength = [1.0] * k
+    for _ in range(iterations):
+        new = []
+        for i in range(k):
+            won = 0.5 + sum(wins[i])
+            denominator = 1.0 / (strength[i] + 1.0)  # the prior game against strength 1
+            for j in range(k):
+                n = wins[i][j] + wins[j][i]
+                if n and j != i:
+                    denominator += n / (strength[i] + strength[j])
+            new.append(won / denominator)
+        mean_log = sum(math.log(s) for s in new) / k
+        strength = [s / math.exp(mean_log) for s in new]
+    return {n: 1500 + 400 * math.log10(strength[index[n]]) for n in names}
+
+
+def round_robin(specs: Sequence[str], **match_kwargs: Any) -> tuple[list[MatchResult], dict]:
+    from . import make_policy
+
+    policies = {spec: _load_side(spec, make_policy) for spec in specs}
+    results = []
+    for i, a in enumerate(specs):
+        for b in specs[i + 1 :]:
+            result = duplicate_match(policies[a], policies[b], names=(a, b), **match_kwargs)
+            print(result.line(), flush=True)
+            results.append(result)
+    return results, bradley_terry(list(specs), results)
+
+
+def _load_side(spec: str, make_policy) -> Any:
+    if "+" in spec:
+        first, partner = spec.split("+", 1)
+        return (make_policy(first, seed=1), make_policy(partner, seed=2))
+    return make_policy(spec, seed=1)
+
+
+def results_table(results: Sequence[MatchResult], ratings: dict[str, float] | None = None) -> str:
+    lines = [
+        "| A | B | games | A win rate [95% CI] | mean point diff |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for r in results:
+        lines.append(
+            f"| {r.a} | {r.b} | {r.games} | {r.win_rate:.1%} [{r.ci_low:.1%}, {r.ci_high:.1%}] "
+            f"| {r.point_diff:+.2f} |"
+        )
+    if ratings:
+        lines += ["", "| policy | rating |", "| --- | --- |"]
+        for name, rating in sorted(ratings.items(), key=lambda item: -item[1]):
+            lines.append(f"| {name} | {rating:.0f} |")
+    return "\n".join(lines)
+
+
+def plot_curves(run_dirs: Sequence[str | Path], out: str | Path | None = None) -> Path:
+    """Win rate against each baseline over training steps, with 95% bands, as a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for run in map(Path, run_dirs):
+        path = run / "eval.csv"
+        if not path.is_file():
+            raise ValueError(f"{path} not found: is {run} a training run directory?")
+        rows = list(csv.DictReader(path.open()))
+        for opponent in sorted({r["opponent"] for r in rows}):
+            mine = [r for r in rows if r["opponent"] == opponent]
+            steps = [int(r["env_steps"]) for r in mine]
+            rate = [float(r["win_rate"]) for r in mine]
+            ax.plot(steps, rate, marker="o", ms=3, label=f"{run.name} vs {opponent}")
+            ax.fill_between(
+                steps,
+                [float(r["ci_low"]) for r in mine],
+                [float(r["ci_high"]) for r in mine],
+                alpha=0.2,
+            )
+    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+    ax.set_xlabel("environment steps")
+    ax.set_ylabel("win rate (duplicate deals)")
+    ax.set_ylim(0, 1)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    out = Path(out) if out else Path(run_dirs[0]) / "curves.png"
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("policies", nargs="*", help="baseline names or checkpoint paths")
+    parser.add_argument("--table", choices=list(TABLES), default="2p")
+    parser.add_argument("--deals", type=int, default=200, help="deals per pair (x2 games)")
+    parser.add_argument("--mode", choices=["game", "round"], default="game")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--target-score", type=int, default=100)
+    parser.add_argument("--json", help="write the results here")
+    parser.add_argument("--curves", nargs="+", metavar="RUN_DIR", help="plot training curves")
+    parser.add_argument("--out", help="PNG path for --curves")
+    args = parser.parse_args(argv)
+    if args.curves:
+        print(f"wrote {plot_curves(args.curves, args.out)}")
+        return
+    if len(args.policies) < 2:
+        parser.error("give two policies (or more for a round-robin), or --curves RUN_DIR")
+    if args.deals < 1:
+        parser.error("--deals must be at least 1")
+    kwargs = dict(
+        table=args.table,
+        deals=args.deals,
+        mode=args.mode,
+        seed=args.seed,
+        target_score=args.target_score,
+        progress=True,
+    )
+    results, ratings = round_robin(args.policies, **kwargs)
+    print()
+    print(results_table(results, ratings if len(args.policies) > 2 else None))
+    if args.json:
+        payload = {"results": [asdict(r) for r in results], "ratings": ratings}
+        Path(args.json).write_text(json.dumps(payload, indent=2))
+        print(f"\nwrote {args.json}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,113 @@
+"""A rule-based player that weighs what a play takes against what it leaves the next player.
+
+For each legal action it scores the immediate gain (cards, card points, bastra) and subtracts the
+expected value of the next player's best reply on the board the action leaves, estimated from the
+unseen cards: the next player holds ``h`` of the ``U`` unseen cards, so the chance that it holds at
+least one of the ``j`` most damaging ones is ``1 - C(U - j, h) / C(U, h)``. Spending a jack on a
+small capture also costs the jack's future value. Everything it reads is in the observation.
+"""
+
+from __future__ import annotations
+
+from math import comb
+from typing import Any
+
+import numpy as np
+
+from bastra_env.captures import captures
+from bastra_env.cards import JACK, JACKS, NUM_CARDS, iter_cards, points
+from bastra_env.env import OFFSETS, SLOTS_PER_CARD
+from bastra_env.game import PLAYS_PER_ROUND
+
+from .policies import Observation, legal_actions
+
+CARD_VALUE = 0.25
+"""Points-equivalent of one captured card (the most-cards bonus, spread over the cards)."""
+JACK_KEEP = 1.5
+"""Points-equivalent of keeping a jack in hand for a later sweep."""
+
+
+def plane(observation: np.ndarray, name: str) -> int:
+    """A 52-card plane of the observation as a card mask."""
+    bits = np.packbits(observation[OFFSETS[name]] > 0.5, bitorder="little")
+    return int.from_bytes(bits.tobytes(), "little") & ((1 << NUM_CARDS) - 1)
+
+
+class HeuristicPolicy:
+    """Gain of the play minus the expected best reply of the next player (see module docs)."""
+
+    name = "heuristic"
+
+    def __init__(self, card_value: float = CARD_VALUE, jack_keep: float = JACK_KEEP) -> None:
+        self.card_value = card_value
+        self.jack_keep = jack_keep
+
+    def act(self, observation: Observation, env: Any = None) -> int:
+        legal = legal_actions(observation)
+        obs = observation["observation"]
+        board = plane(obs, "board")
+        unseen = plane(obs, "unseen")
+        rules = obs[OFFSETS["rules"]]
+        bastra_points, jack_bastra_points = float(rules[0]) * 10, float(rules[1]) * 50
+        last_play_bastra = rules[3] > 0.5
+        plays = round(float(obs[OFFSETS["plays"]][0]) * PLAYS_PER_ROUND)
+        next_hand = round(float(obs[OFFSETS["hand_sizes"]][1]) * 4)
+        deck_left = round(float(obs[OFFSETS["deck_left"]][0]) * 44)
+        if next_hand == 0 and deck_left > 0:
+            next_hand = 4  # the next player is dealt a new hand before it plays
+        last_play = plays == PLAYS_PER_ROUND - 1
+        replies_left = not last_play and next_hand > 0
+        # a bastra scored by the reply, if it comes on the round's last play, may not count
+        reply_bastra = plays + 1 < PLAYS_PER_ROUND - 1 or last_play_bastra
+        my_bastra = not last_play or last_play_bastra
+
+        def value(card: int, capture: int, board_before: int, bastra_ok: bool) -> float:
+            taken = capture | 1 << card
+            v = self.card_value * taken.bit_count() + points(taken)
+            if bastra_ok and capture == board_before:
+                if card >> 2 != JACK:
+                    v += bastra_points
+                elif capture & JACKS and not capture & (capture - 1):
+                    v += jack_bastra_points
+            return v
+
+        def reply_risk(board_after: int) -> float:
+            if not replies_left or not unseen:
+                return 0.0
+            values = []
+            for card in iter_cards(unseen):
+                caps = captures(card, board_after)
+                values.append(
+                    max(value(card, c, board_after, reply_bastra) for c in caps) if caps else 0.0
+                )
+            values.sort(reverse=True)
+            total = len(values)
+            h = min(next_hand, total)
+            none = comb(total, h)
+            expected = 0.0
+            for j, v in enumerate(values, start=1):
+                if v <= 0:
+                    break
+                following = values[j] if j < total else 0.0
+                expected += (v - following) * (1 - comb(total - j, h) / none)
+            return expected
+
+        best, best_score = int(legal[0]), -np.inf
+        for action in legal:
+            card, slot = divmod(int(action), SLOTS_PER_CARD)
+            caps = captures(card, board)
+            if caps:
+                capture = caps[slot]
+                gain = value(card, capture, board, my_bastra)
+                after = board ^ capture
+                if card >> 2 == JACK and capture.bit_count() <= 2:
+                    gain -= self.jack_keep
+            else:
+                gain = 0.0
+                after = board | 1 << card
+                if card >> 2 == JACK:
+                    gain -= self.jack_keep
+            score = gain - reply_risk(after)
+            if score > best_score:
+                best, best_score = int(action), score
+        return best

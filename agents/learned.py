@@ -1,0 +1,41 @@
+"""A trained network as a policy, loaded from any checkpoint ``train.py`` writes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from .network import PolicyValueNet, build_model, read_checkpoint
+from .policies import Observation, legal_actions
+
+
+class LearnedPolicy:
+    """Acts greedily (the most probable legal action) unless ``sample=True``."""
+
+    def __init__(
+        self, model: PolicyValueNet, sample: bool = False, seed: int | None = None, name: str = ""
+    ) -> None:
+        self.model = model.eval()
+        self.sample = sample
+        self.generator = torch.Generator().manual_seed(seed if seed is not None else 0)
+        self.name = name or "learned"
+
+    @torch.no_grad()
+    def act(self, observation: Observation, env: Any = None) -> int:
+        legal_actions(observation)  # refuses an observation with no legal action
+        obs = torch.from_numpy(np.asarray(observation["observation"], dtype=np.float32))[None]
+        mask = torch.from_numpy(np.asarray(observation["action_mask"]) > 0)[None]
+        logits, _ = self.model(obs, mask)
+        if self.sample:
+            probs = torch.softmax(logits[0], dim=-1)
+            return int(torch.multinomial(probs, 1, generator=self.generator))
+        return int(torch.argmax(logits[0]))
+
+
+def load_policy(path: str | Path, sample: bool = False, seed: int | None = None) -> LearnedPolicy:
+    """The policy of a checkpoint (``final.pt``, a periodic one, or a pretrained model)."""
+    payload = read_checkpoint(path)
+    return LearnedPolicy(build_model(payload), sample=sample, seed=seed, name=Path(path).stem)

@@ -1,0 +1,538 @@
+"""Self-play PPO for Bastra: one network for every seat, an opponent pool of past snapshots.
+
+    python train.py --config configs/2p.yaml [--run-dir DIR] [--resume CKPT] [--FIELD VALUE ...]
+
+Every field of ``Config`` below can be set in the YAML file and overridden on the command line
+(``--total-env-steps 200000``, ``--hidden 128,128``). The run directory gets the resolved config,
+``metrics.csv``, ``eval.csv``, TensorBoard logs, periodic checkpoints, ``final.pt`` and
+``curves.png``.
+
+How it learns (see the README for the figures behind these choices):
+- ``num_envs`` games run in lockstep; at each step the seats to move are batched through the
+  network. In a self-play game every seat is the learner; in a pool game (``pool_prob``) one side
+  is a frozen past snapshot and only the learner's side is recorded.
+- Each seat's moves form its own trajectory, so returns and advantages never mix one seat's
+  future with another's; partners receive the same team reward.
+- Rewards are each round's point difference (``reward="points"``), scaled by ``reward_scale``.
+  Episodes are ``train_rounds`` rounds (default 1). Rollouts hold whole episodes only, so nothing
+  is bootstrapped across updates and a resumed run continues exactly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import json
+import random
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import yaml
+from torch.utils.tensorboard import SummaryWriter
+from tqdm import tqdm
+
+import bastra_env
+from agents import BASELINES, LearnedPolicy
+from agents.evaluate import duplicate_match
+from agents.network import (
+    NetworkConfig,
+    PolicyValueNet,
+    build_model,
+    read_checkpoint,
+    save_checkpoint,
+)
+from bastra_env import Rules
+
+
+@dataclass
+class Config:
+    """Training settings. Every field is a YAML key and a ``--field-name`` option."""
+
+    seed: int = 0
+    """Seeds the network, the games and the pool: the same seed gives the same run."""
+    num_players: int = 2
+    """2 for the two-player game, 4 with ``teams: true`` for the team game."""
+    teams: bool = False
+    train_rounds: int = 1
+    """Rounds per training episode (the rules' ``max_rounds``)."""
+    total_env_steps: int = 2_000_000
+    """Stop after this many plays (all seats, pool seats included)."""
+    num_envs: int = 32
+    """Games played in lockstep, batched through the network."""
+    rollout_steps: int = 4096
+    """Plays collected per update (rounded up to whole episodes)."""
+    hidden: list[int] = field(default_factory=lambda: [256, 256])
+    """Widths of the network's hidden layers."""
+    learning_rate: float = 5e-4
+    anneal_lr: bool = True
+    """Decay the learning rate linearly to 0 over the run."""
+    gamma: float = 1.0
+    gae_lambda: float = 0.95
+    clip_coef: float = 0.2
+    update_epochs: int = 3
+    minibatch_size: int = 512
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    reward_scale: float = 0.05
+    """Round point differences are multiplied by this (about 1/20) before learning."""
+    pool_size: int = 10
+    """Past snapshots kept as opponents."""
+    snapshot_every: int = 10
+    """Updates between snapshots added to the pool."""
+    pool_prob: float = 0.3
+    """Share of games in which the opposing side is a pool snapshot instead of the latest net."""
+    eval_every: int = 25
+    """Updates between evaluations against the baselines (0: only at the end)."""
+    eval_deals: int = 100
+    """Duplicate deals per baseline per evaluation (x2 games)."""
+    eval_mode: str = "round"
+    """Evaluate on single rounds ("round", fast) or full games to 100 ("game")."""
+    eval_opponents: list[str] = field(default_factory=lambda: ["random", "greedy", "heuristic"])
+    checkpoint_every: int = 50
+    """Updates between checkpoints in the run directory."""
+    threads: int = 1
+    """Torch CPU threads."""
+    device: str = "auto"
+    """"auto" (a GPU when there is one), "cpu" or "cuda"."""
+
+    def __post_init__(self) -> None:
+        Rules(num_players=self.num_players, teams=self.teams, max_rounds=self.train_rounds)
+        positive = ("total_env_steps", "num_envs", "rollout_steps", "update_epochs")
+        positive += ("minibatch_size", "pool_size", "snapshot_every", "checkpoint_every")
+        positive += ("eval_deals", "threads")
+        for name in positive:
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"config {name} must be a positive int, got {value!r}")
+        if not self.hidden or any(not isinstance(h, int) or h < 1 for h in self.hidden):
+            raise ValueError(f"config hidden must be a list of positive ints, got {self.hidden!r}")
+        if not 0.0 <= self.pool_prob <= 1.0:
+            raise ValueError(f"config pool_prob must be in [0, 1], got {self.pool_prob}")
+        if self.eval_mode not in ("round", "game"):
+            raise ValueError(f'config eval_mode must be "round" or "game", got {self.eval_mode!r}')
+        unknown = [o for o in self.eval_opponents if o not in BASELINES]
+        if unknown:
+            raise ValueError(f"config eval_opponents {unknown} are not among {list(BASELINES)}")
+        if self.device not in ("auto", "cpu", "cuda"):
+            raise ValueError(f'config device must be "auto", "cpu" or "cuda", got {self.device!r}')
+
+    @property
+    def rules(self) -> Rules:
+        return Rules(num_players=self.num_players, teams=self.teams, max_rounds=self.train_rounds)
+
+    @property
+    def table(self) -> str:
+        return "4p_teams" if self.teams else "2p"
+
+
+# --------------------------------------------------------------------------- configuration
+def parse_config(argv: list[str]) -> tuple[Config, Path, str | None]:
+    fields = {f.name: f for f in dataclasses.fields(Config)}
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--config", help="YAML file of Config fields")
+    parser.add_argument("--run-dir", help="output directory (default: a fresh one under runs/)")
+    parser.add_argument("--resume", help="checkpoint to continue from (its run's config is used)")
+    for name in fields:
+        parser.add_argument("--" + name.replace("_", "-"), dest=name, default=None)
+    args = parser.parse_args(argv)
+
+    values: dict[str, Any] = {}
+    if args.resume:
+        values.update(read_checkpoint(args.resume).get("config", {}))
+    if args.config:
+        loaded = yaml.safe_load(Path(args.config).read_text()) or {}
+        if not isinstance(loaded, dict):
+            raise ValueError(f"{args.config} must hold a mapping of Config fields")
+        unknown = sorted(set(loaded) - set(fields))
+        if unknown:
+            raise ValueError(f"{args.config}: unknown config field(s) {unknown}")
+        values.update(loaded)
+    for name, f in fields.items():
+        text = getattr(args, name)
+        if text is not None:
+            values[name] = _parse_value(name, text, f.default, f.default_factory)
+    config = Config(**values)
+    stem = Path(args.config).stem if args.config else "run"
+    run_dir = (
+        Path(args.run_dir)
+        if args.run_dir
+        else Path("runs") / f"{stem}-{time.strftime('%Y%m%d-%H%M%S')}"
+    )
+    return config, run_dir, args.resume
+
+
+def _parse_value(name: str, text: str, default: Any, factory: Any) -> Any:
+    """A command-line string in the type of the field's default."""
+    if default is dataclasses.MISSING:
+        default = factory()
+    try:
+        if isinstance(default, bool):
+            if text.lower() not in ("true", "false", "1", "0", "yes", "no"):
+                raise ValueError(text)
+            return text.lower() in ("true", "1", "yes")
+        if isinstance(default, list):
+            items = [t for t in text.split(",") if t]
+            return [int(t) for t in items] if all(isinstance(d, int) for d in default) else items
+        return type(default)(text)
+    except ValueError:
+        raise ValueError(
+            f"--{name.replace('_', '-')}: cannot read {text!r} as {type(default).__name__}"
+        ) from None
+
+
+# --------------------------------------------------------------------------- self-play
+class Pool:
+    """Frozen past snapshots, played as the opposing side in some games."""
+
+    def __init__(self, config: Config, device: torch.device) -> None:
+        self.size = config.pool_size
+        self.device = device
+        self.states: list[dict[str, torch.Tensor]] = []
+        self.models: list[PolicyValueNet] = []
+        self.network = NetworkConfig(hidden=tuple(config.hidden))
+
+    def add(self, model: PolicyValueNet) -> None:
+        self.add_state({k: v.detach().cpu().clone() for k, v in model.state_dict().items()})
+
+    def add_state(self, state: dict[str, torch.Tensor]) -> None:
+        frozen = PolicyValueNet(self.network).to(self.device)
+        frozen.load_state_dict(state)
+        self.states = (self.states + [state])[-self.size :]
+        self.models = (self.models + [frozen.eval()])[-self.size :]
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    config, run_dir, resume = parse_config(sys.argv[1:] if argv is None else argv)
+
+    # ---- seeding and devices
+    random.seed(config.seed)
+    np.random.seed(config.seed)
+    torch.manual_seed(config.seed)
+    torch.set_num_threads(config.threads)
+    device = torch.device(
+        "cuda"
+        if config.device == "cuda" or (config.device == "auto" and torch.cuda.is_available())
+        else "cpu"
+    )
+    rng = np.random.default_rng(config.seed)
+
+    # ---- the run directory
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.yaml").write_text(
+        yaml.safe_dump(dataclasses.asdict(config), sort_keys=False)
+    )
+    writer = SummaryWriter(str(run_dir / "tensorboard"))
+
+    # ---- model, optimiser, pool
+    model = PolicyValueNet(NetworkConfig(hidden=tuple(config.hidden))).to(device)
+    optimizer = torch.optim.Adam(model.parameters(), lr=config.learning_rate, eps=1e-5)
+    pool = Pool(config, device)
+    update, env_steps, samples, train_seconds = 0, 0, 0, 0.0
+    if resume:
+        payload = read_checkpoint(resume)
+        model.load_state_dict(build_model(payload).state_dict())
+        optimizer.load_state_dict(payload["optimizer"])
+        for state in payload["pool"]:
+            pool.add_state(state)
+        update, env_steps = payload["update"], payload["env_steps"]
+        samples, train_seconds = payload["samples"], payload["train_seconds"]
+        rng.bit_generator.state = payload["rng"]
+        torch.set_rng_state(payload["torch_rng"])
+
+    rules = config.rules
+    n = rules.num_players
+    envs = [bastra_env.raw_env(rules=rules, reward="points") for _ in range(config.num_envs)]
+    metrics_path = run_dir / "metrics.csv"
+    eval_path = run_dir / "eval.csv"
+    metrics_fields = ["update", "env_steps", "samples", "steps_per_s", "samples_per_s"]
+    metrics_fields += ["mean_round_reward", "policy_loss", "value_loss", "entropy", "approx_kl"]
+    metrics_fields += ["learning_rate"]
+    eval_fields = ["update", "env_steps", "opponent", "games", "win_rate", "ci_low", "ci_high"]
+    eval_fields += ["point_diff"]
+    for path, names in ((metrics_path, metrics_fields), (eval_path, eval_fields)):
+        if not (resume and path.exists()):
+            with path.open("w", newline="") as f:
+                csv.writer(f).writerow(names)
+
+    def evaluate_now() -> dict[str, float]:
+        policy = LearnedPolicy(_cpu_copy(model), name="learner")
+        found = {}
+        for name in config.eval_opponents:
+            opponent = BASELINES[name](seed=config.seed) if name == "random" else BASELINES[name]()
+            result = duplicate_match(
+                policy,
+                opponent,
+                table=config.table,
+                deals=config.eval_deals,
+                mode=config.eval_mode,
+                seed=10_000_000 + config.seed,
+                names=("learner", name),
+            )
+            found[name] = result.win_rate
+            writer.add_scalar(f"eval/win_rate_vs_{name}", result.win_rate, env_steps)
+            writer.add_scalar(f"eval/point_diff_vs_{name}", result.point_diff, env_steps)
+            with eval_path.open("a", newline="") as f:
+                csv.writer(f).writerow(
+                    [
+                        update,
+                        env_steps,
+                        name,
+                        result.games,
+                        f"{result.win_rate:.4f}",
+                        f"{result.ci_low:.4f}",
+                        f"{result.ci_high:.4f}",
+                        f"{result.point_diff:.3f}",
+                    ]
+                )
+        return found
+
+    def checkpoint(path: Path) -> None:
+        save_checkpoint(
+            path,
+            model,
+            config=dataclasses.asdict(config),
+            rules=rules.to_dict(),
+            optimizer=optimizer.state_dict(),
+            pool=pool.states,
+            update=update,
+            env_steps=env_steps,
+            samples=samples,
+            train_seconds=train_seconds,
+            rng=rng.bit_generator.state,
+            torch_rng=torch.get_rng_state(),
+        )
+
+    # ---- per-game state of the lockstep envs
+    controllers: list[list[int]] = [[-1] * n for _ in envs]  # per seat: -1 learner, k pool model k
+    live = [False] * len(envs)
+    trajectory_of: list[list[list[int]]] = [[[] for _ in range(n)] for _ in envs]
+
+    def start_game(e: int) -> None:
+        """A new game in env ``e``: self-play, or a pool snapshot on one side."""
+        envs[e].reset(seed=int(rng.integers(2**62)))
+        controllers[e] = [-1] * n
+        if pool.models and rng.random() < config.pool_prob:
+            frozen_side = int(rng.integers(2))
+            k = int(rng.integers(len(pool.models)))
+            controllers[e] = [k if rules.side_of(s) == frozen_side else -1 for s in range(n)]
+        trajectory_of[e] = [[] for _ in range(n)]
+        live[e] = True
+
+    # ---- the training loop
+    last_eval: dict[str, float] = {}
+    total_updates = -(-config.total_env_steps // config.rollout_steps)
+    bar = tqdm(total=config.total_env_steps, initial=env_steps, unit="step", dynamic_ncols=True)
+    while env_steps < config.total_env_steps:
+        started = time.perf_counter()
+        if config.anneal_lr:
+            fraction = 1.0 - update / total_updates
+            for group in optimizer.param_groups:
+                group["lr"] = config.learning_rate * max(fraction, 0.0)
+
+        # -- rollout: whole episodes from every env
+        buffer = Rollout()
+        plays = 0
+        for e in range(len(envs)):
+            start_game(e)
+        while any(live):
+            groups: dict[int, list[int]] = {}
+            for e, env in enumerate(envs):
+                if live[e]:
+                    seat = env.agent_name_mapping[env.agent_selection]
+                    groups.setdefault(controllers[e][seat], []).append(e)
+            for who, members in groups.items():
+                seen = [envs[e].observe(envs[e].agent_selection) for e in members]
+                obs = torch.from_numpy(np.stack([s["observation"] for s in seen])).to(device)
+                mask = torch.from_numpy(np.stack([s["action_mask"] for s in seen]) > 0).to(device)
+                net = model if who == -1 else pool.models[who]
+                with torch.no_grad():
+                    logits, values = net(obs, mask)
+                    dist = torch.distributions.Categorical(logits=logits)
+                    actions = dist.sample()
+                    logps = dist.log_prob(actions)
+                for i, e in enumerate(members):
+                    env = envs[e]
+                    seat = env.agent_name_mapping[env.agent_selection]
+                    if who == -1:
+                        index = buffer.add(obs[i], mask[i], actions[i], logps[i], values[i])
+                        trajectory_of[e][seat].append(index)
+                    env.step(int(actions[i]))
+                    plays += 1
+                    for s, agent in enumerate(env.possible_agents):
+                        reward = env.rewards[agent]
+                        if reward and trajectory_of[e][s]:  # a round was scored: credit each seat
+                            buffer.rewards[trajectory_of[e][s][-1]] += reward * config.reward_scale
+                            buffer.round_rewards.append(reward)
+                    if env.game.done:
+                        for s in range(n):
+                            if trajectory_of[e][s]:
+                                buffer.trajectories.append(trajectory_of[e][s])
+                        if plays < config.rollout_steps:
+                            start_game(e)
+                        else:
+                            live[e] = False
+
+        # -- advantages per seat trajectory (whole episodes: no bootstrap)
+        batch = buffer.tensors(device)
+        values_np = batch["values"].cpu().numpy()
+        advantages_np = np.zeros_like(values_np)
+        for trajectory in buffer.trajectories:
+            last_gae, next_value = 0.0, 0.0
+            for index in reversed(trajectory):
+                delta = buffer.rewards[index] + config.gamma * next_value - values_np[index]
+                last_gae = delta + config.gamma * config.gae_lambda * last_gae
+                advantages_np[index] = last_gae
+                next_value = values_np[index]
+        advantages = torch.from_numpy(advantages_np).to(device)
+        returns = advantages + batch["values"]
+
+        # -- PPO update
+        size = len(buffer)
+        stats = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0}
+        count = 0
+        for _ in range(config.update_epochs):
+            order = torch.randperm(size)
+            for start in range(0, size, config.minibatch_size):
+                mb = order[start : start + config.minibatch_size]
+                logits, values = model(batch["obs"][mb], batch["masks"][mb])
+                dist = torch.distributions.Categorical(logits=logits)
+                new_logp = dist.log_prob(batch["actions"][mb])
+                log_ratio = new_logp - batch["logps"][mb]
+                ratio = log_ratio.exp()
+                adv = advantages[mb]
+                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+                policy_loss = torch.max(
+                    -adv * ratio, -adv * ratio.clamp(1 - config.clip_coef, 1 + config.clip_coef)
+                ).mean()
+                value_loss = 0.5 * (values - returns[mb]).pow(2).mean()
+                entropy = dist.entropy().mean()
+                loss = policy_loss + config.vf_coef * value_loss - config.ent_coef * entropy
+                optimizer.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(model.parameters(), config.max_grad_norm)
+                optimizer.step()
+                with torch.no_grad():
+                    stats["approx_kl"] += ((ratio - 1) - log_ratio).mean().item()
+                stats["policy_loss"] += policy_loss.item()
+                stats["value_loss"] += value_loss.item()
+                stats["entropy"] += entropy.item()
+                count += 1
+        stats = {k: v / count for k, v in stats.items()}
+
+        # -- bookkeeping
+        update += 1
+        env_steps += plays
+        samples += size
+        seconds = time.perf_counter() - started
+        train_seconds += seconds
+        if update % config.snapshot_every == 0:
+            pool.add(model)
+        mean_reward = float(np.mean(buffer.round_rewards)) if buffer.round_rewards else 0.0
+        row = {
+            "update": update,
+            "env_steps": env_steps,
+            "samples": samples,
+            "steps_per_s": plays / seconds,
+            "samples_per_s": size / seconds,
+            "mean_round_reward": mean_reward,
+            **stats,
+            "learning_rate": optimizer.param_groups[0]["lr"],
+        }
+        with metrics_path.open("a", newline="") as f:
+            csv.writer(f).writerow(
+                [f"{row[k]:.6g}" if isinstance(row[k], float) else row[k] for k in metrics_fields]
+            )
+        for key, value in row.items():
+            if key not in ("update", "env_steps"):
+                writer.add_scalar(f"train/{key}", value, env_steps)
+        if config.eval_every and update % config.eval_every == 0:
+            last_eval = evaluate_now()
+        if update % config.checkpoint_every == 0:
+            checkpoint(run_dir / f"checkpoint_{update:06d}.pt")
+        bar.update(plays)
+        bar.set_postfix(
+            upd=update,
+            sps=f"{plays / seconds:,.0f}",
+            ent=f"{stats['entropy']:.2f}",
+            **{f"vs_{k}": f"{v:.0%}" for k, v in last_eval.items()},
+        )
+    bar.close()
+
+    # ---- the end: final checkpoint, final evaluation, curves
+    checkpoint(run_dir / "final.pt")
+    final = evaluate_now()
+    writer.close()
+    from agents.evaluate import plot_curves
+
+    curves = plot_curves([run_dir])
+    summary = {
+        "run_dir": str(run_dir),
+        "updates": update,
+        "env_steps": env_steps,
+        "samples": samples,
+        "train_seconds": round(train_seconds, 1),
+        "final_eval": final,
+        "eval_mode": config.eval_mode,
+    }
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+    print(f"\ntrained {env_steps:,} plays ({samples:,} learner samples) in {train_seconds:.0f} s")
+    for name, rate in final.items():
+        print(
+            f"  win rate vs {name:<9} {rate:6.1%}  "
+            f"({2 * config.eval_deals} {config.eval_mode}s, duplicate deals)"
+        )
+    print(f"wrote {run_dir / 'final.pt'}, {curves}")
+    return summary
+
+
+class Rollout:
+    """Learner transitions of one update, indexed in the order they were played."""
+
+    def __init__(self) -> None:
+        self.obs: list[torch.Tensor] = []
+        self.masks: list[torch.Tensor] = []
+        self.actions: list[torch.Tensor] = []
+        self.logps: list[torch.Tensor] = []
+        self.values: list[torch.Tensor] = []
+        self.rewards: list[float] = []
+        self.trajectories: list[list[int]] = []
+        self.round_rewards: list[float] = []
+
+    def add(self, obs, mask, action, logp, value) -> int:
+        self.obs.append(obs)
+        self.masks.append(mask)
+        self.actions.append(action)
+        self.logps.append(logp)
+        self.values.append(value)
+        self.rewards.append(0.0)
+        return len(self.rewards) - 1
+
+    def __len__(self) -> int:
+        return len(self.rewards)
+
+    def tensors(self, device: torch.device) -> dict[str, torch.Tensor]:
+        del device  # the tensors were made on the training device
+        return {
+            "obs": torch.stack(self.obs),
+            "masks": torch.stack(self.masks),
+            "actions": torch.stack(self.actions),
+            "logps": torch.stack(self.logps),
+            "values": torch.stack(self.values),
+        }
+
+
+def _cpu_copy(model: PolicyValueNet) -> PolicyValueNet:
+    copy = PolicyValueNet(model.config)
+    copy.load_state_dict({k: v.detach().cpu() for k, v in model.state_dict().items()})
+    return copy
+
+
+if __name__ == "__main__":
+    main()
