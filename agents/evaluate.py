@@ -35,7 +35,9 @@ def wilson_interval(successes: float, trials: int, z: float = 1.96) -> tuple[flo
     centre = p + z * z / (2 * trials)
     spread = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials))
     denominator = 1 + z * z / trials
-    return (max(0.0, (centre - spread) / denominator), min(1.0, (centre + spread) / denominator))
+    low = 0.0 if successes <= 0 else (centre - spread) / denominator
+    high = 1.0 if successes >= trials else (centre + spread) / denominator
+    return (max(0.0, low), min(1.0, high))
 
 
 @dataclass

@@ -1,0 +1,90 @@
+"""Evaluation statistics on known inputs, duplicate deals, round-robin ratings, curves."""
+
+import json
+
+import pytest
+
+from agents import GreedyPolicy, RandomPolicy
+from agents.evaluate import (
+    MatchResult,
+    bradley_terry,
+    duplicate_match,
+    main,
+    plot_curves,
+    wilson_interval,
+)
+
+
+@pytest.mark.parametrize(
+    "successes, trials, low, high",
+    [
+        (50, 100, 0.4038, 0.5962),
+        (0, 10, 0.0, 0.2775),
+        (10, 10, 0.7225, 1.0),
+        (90, 100, 0.8256, 0.9448),
+        (950, 1000, 0.9347, 0.9619),
+    ],
+)
+def test_wilson_interval_matches_known_values(successes, trials, low, high):
+    got = wilson_interval(successes, trials)
+    assert got == pytest.approx((low, high), abs=5e-4)
+
+
+def result(a, b, wins, games):
+    return MatchResult(a, b, "2p", "game", games, wins, 0, games - wins, wins / games, 0, 1, 0.0)
+
+
+def test_bradley_terry_orders_and_scales_ratings():
+    even = bradley_terry(["x", "y"], [result("x", "y", 50, 100)])
+    assert even["x"] == pytest.approx(even["y"]) == pytest.approx(1500)
+    ratings = bradley_terry(["a", "b"], [result("a", "b", 750, 1000)])
+    # 3:1 odds is 400 * log10(3) = 191 Elo points; the prior game shrinks it only slightly
+    assert ratings["a"] - ratings["b"] == pytest.approx(190.8, abs=3)
+    chain = bradley_terry(
+        ["a", "b", "c"],
+        [result("a", "b", 70, 100), result("b", "c", 70, 100), result("a", "c", 85, 100)],
+    )
+    assert chain["a"] > chain["b"] > chain["c"]
+
+
+def test_a_policy_against_itself_on_duplicate_deals_is_exactly_even():
+    r = duplicate_match(GreedyPolicy(), GreedyPolicy(), deals=6, mode="round")
+    assert r.games == 12 and r.wins == r.losses and r.point_diff == 0 and r.win_rate == 0.5
+
+
+def test_duplicate_match_counts_and_intervals():
+    r = duplicate_match(GreedyPolicy(), RandomPolicy(0), deals=10, names=("greedy", "random"))
+    assert r.games == 20 and r.wins + r.draws + r.losses == 20
+    assert r.ci_low <= r.win_rate <= r.ci_high and r.win_rate > 0.5
+    assert "greedy vs random" in r.line()
+    teams = duplicate_match(
+        (GreedyPolicy(), RandomPolicy(1)), RandomPolicy(2), table="4p_teams", deals=3, mode="round"
+    )
+    assert teams.games == 6
+    with pytest.raises(ValueError, match="table must be one of"):
+        duplicate_match(GreedyPolicy(), GreedyPolicy(), table="3p", deals=1)
+    with pytest.raises(ValueError, match="team game"):
+        duplicate_match((GreedyPolicy(), GreedyPolicy()), GreedyPolicy(), deals=1)
+
+
+def test_command_line_head_to_head_and_round_robin(tmp_path, capsys):
+    out = tmp_path / "match.json"
+    main(["greedy", "random", "--deals", "3", "--mode", "round", "--json", str(out)])
+    payload = json.loads(out.read_text())
+    assert payload["results"][0]["games"] == 6
+    main(["greedy", "random", "heuristic", "--deals", "2", "--mode", "round"])
+    printed = capsys.readouterr().out
+    assert "| policy | rating |" in printed and "heuristic" in printed
+    main(["greedy+random", "random", "--table", "4p_teams", "--deals", "1", "--mode", "round"])
+    assert "greedy+random vs random" in capsys.readouterr().out
+
+
+def test_curves_plot_from_a_run_directory(tmp_path):
+    (tmp_path / "eval.csv").write_text(
+        "update,env_steps,opponent,games,win_rate,ci_low,ci_high,point_diff\n"
+        "1,100,greedy,20,0.4,0.2,0.6,-1\n2,200,greedy,20,0.6,0.4,0.8,1\n"
+    )
+    png = plot_curves([tmp_path])
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with pytest.raises(ValueError, match=r"eval\.csv not found"):
+        plot_curves([tmp_path / "nothing"])

@@ -1,0 +1,112 @@
+"""train.py: a smoke run, determinism, resume, checkpoints, configuration errors."""
+
+import csv
+
+import pytest
+import torch
+import yaml
+
+import bastra_env
+import train
+from agents import load_policy
+
+SMOKE = ["--config", "configs/smoke.yaml"]
+
+
+def weights(path):
+    return torch.load(path, weights_only=True)["model"]
+
+
+def same_weights(a, b):
+    return all(torch.equal(a[k], b[k]) for k in a) and a.keys() == b.keys()
+
+
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory):
+    run_dir = tmp_path_factory.mktemp("smoke")
+    summary = train.main([*SMOKE, "--run-dir", str(run_dir)])
+    return run_dir, summary
+
+
+def test_smoke_training_writes_a_complete_run(smoke_run):
+    run_dir, summary = smoke_run
+    for name in (
+        "config.yaml",
+        "metrics.csv",
+        "eval.csv",
+        "final.pt",
+        "curves.png",
+        "summary.json",
+    ):
+        assert (run_dir / name).is_file(), name
+    assert any((run_dir / "tensorboard").iterdir())
+    assert sorted(p.name for p in run_dir.glob("checkpoint_*.pt")) == ["checkpoint_000002.pt"]
+    rows = list(csv.DictReader((run_dir / "metrics.csv").open()))
+    assert len(rows) == summary["updates"] >= 2 and float(rows[-1]["samples_per_s"]) > 0
+    evals = list(csv.DictReader((run_dir / "eval.csv").open()))
+    assert {r["opponent"] for r in evals} == {"random", "greedy"}
+    assert all(float(r["ci_low"]) <= float(r["win_rate"]) <= float(r["ci_high"]) for r in evals)
+    resolved = yaml.safe_load((run_dir / "config.yaml").read_text())
+    assert resolved["total_env_steps"] == 3000 and resolved["hidden"] == [64, 64]
+    assert set(summary["final_eval"]) == {"random", "greedy"}
+
+
+def test_the_trained_policy_loads_and_plays_legally(smoke_run):
+    policy = load_policy(smoke_run[0] / "final.pt")
+    env = bastra_env.raw_env()
+    env.reset(seed=0)
+    while not env.game.done:
+        env.step(policy.act(env.observe(env.agent_selection)))
+
+
+def test_same_seed_same_run_and_resume_continues_exactly(smoke_run, tmp_path):
+    run_dir, _ = smoke_run
+    again = tmp_path / "again"
+    train.main([*SMOKE, "--run-dir", str(again)])
+    assert same_weights(weights(run_dir / "final.pt"), weights(again / "final.pt"))
+    resumed = tmp_path / "resumed"
+    train.main(["--resume", str(run_dir / "checkpoint_000002.pt"), "--run-dir", str(resumed)])
+    assert same_weights(weights(run_dir / "final.pt"), weights(resumed / "final.pt"))
+    other = tmp_path / "other"
+    train.main([*SMOKE, "--run-dir", str(other), "--seed", "1"])
+    assert not same_weights(weights(run_dir / "final.pt"), weights(other / "final.pt"))
+
+
+def test_command_line_overrides_every_field(tmp_path):
+    config, run_dir, resume = train.parse_config(
+        [*SMOKE, "--run-dir", str(tmp_path), "--hidden", "32,16", "--teams", "true",
+         "--num-players", "4", "--eval-opponents", "greedy", "--learning-rate", "0.001"]
+    )  # fmt: skip
+    assert config.hidden == [32, 16] and config.teams and config.num_players == 4
+    assert config.eval_opponents == ["greedy"] and config.learning_rate == 0.001
+    assert run_dir == tmp_path and resume is None
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--pool-prob", "2"], "pool_prob must be in"),
+        (["--num-envs", "0"], "num_envs must be a positive int"),
+        (["--teams", "maybe"], "cannot read 'maybe'"),
+        (["--num-players", "3", "--teams", "true"], "teams needs num_players=4"),
+        (["--eval-opponents", "nobody"], "not among"),
+        (["--hidden", "a,b"], "cannot read"),
+    ],
+)
+def test_bad_config_values_are_refused_with_the_field_named(args, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        train.parse_config([*SMOKE, *args])
+
+
+def test_unknown_yaml_fields_are_refused(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("num_players: 2\nlearning_rat: 0.1\n")
+    with pytest.raises(ValueError, match=r"unknown config field\(s\) \['learning_rat'\]"):
+        train.parse_config(["--config", str(bad)])
+
+
+def test_resume_refuses_a_corrupt_checkpoint(tmp_path):
+    broken = tmp_path / "broken.pt"
+    broken.write_bytes(b"\x00" * 64)
+    with pytest.raises(ValueError, match="not a readable checkpoint"):
+        train.parse_config(["--resume", str(broken)])
