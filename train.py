@@ -40,6 +40,7 @@ from tqdm import tqdm
 import bastra_env
 from agents import BASELINES, LearnedPolicy
 from agents.evaluate import duplicate_match
+from agents.features import action_inputs
 from agents.network import (
     NetworkConfig,
     PolicyValueNet,
@@ -245,6 +246,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         samples, train_seconds = payload["samples"], payload["train_seconds"]
         rng.bit_generator.state = payload["rng"]
         torch.set_rng_state(payload["torch_rng"])
+        if device.type == "cuda" and payload.get("cuda_rng"):
+            torch.cuda.set_rng_state_all(payload["cuda_rng"])
 
     rules = config.rules
     n = rules.num_players
@@ -307,6 +310,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             train_seconds=train_seconds,
             rng=rng.bit_generator.state,
             torch_rng=torch.get_rng_state(),
+            cuda_rng=torch.cuda.get_rng_state_all() if device.type == "cuda" else [],
         )
 
     # ---- per-game state of the lockstep envs
@@ -349,11 +353,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     groups.setdefault(controllers[e][seat], []).append(e)
             for who, members in groups.items():
                 seen = [envs[e].observe(envs[e].agent_selection) for e in members]
+                inputs = [action_inputs(s["observation"], s["action_mask"]) for s in seen]
                 obs = torch.from_numpy(np.stack([s["observation"] for s in seen])).to(device)
-                mask = torch.from_numpy(np.stack([s["action_mask"] for s in seen]) > 0).to(device)
+                action_ids = torch.from_numpy(np.stack([i[0] for i in inputs])).to(device)
+                features = torch.from_numpy(np.stack([i[1] for i in inputs])).to(device)
                 net = model if who == -1 else pool.models[who]
                 with torch.no_grad():
-                    logits, values = net(obs, mask)
+                    logits, values = net(obs, action_ids, features)
                     dist = torch.distributions.Categorical(logits=logits)
                     actions = dist.sample()
                     logps = dist.log_prob(actions)
@@ -361,7 +367,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     env = envs[e]
                     seat = env.agent_name_mapping[env.agent_selection]
                     if who == -1:
-                        index = buffer.add(obs[i], mask[i], actions[i], logps[i], values[i])
+                        index = buffer.add(
+                            obs[i], action_ids[i], features[i], actions[i], logps[i], values[i]
+                        )
                         trajectory_of[e][seat].append(index)
                     env.step(int(actions[i]))
                     plays += 1
@@ -401,7 +409,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             order = torch.randperm(size)
             for start in range(0, size, config.minibatch_size):
                 mb = order[start : start + config.minibatch_size]
-                logits, values = model(batch["obs"][mb], batch["masks"][mb])
+                logits, values = model(
+                    batch["obs"][mb], batch["action_ids"][mb], batch["features"][mb]
+                )
                 dist = torch.distributions.Categorical(logits=logits)
                 new_logp = dist.log_prob(batch["actions"][mb])
                 log_ratio = new_logp - batch["logps"][mb]
@@ -497,7 +507,8 @@ class Rollout:
 
     def __init__(self) -> None:
         self.obs: list[torch.Tensor] = []
-        self.masks: list[torch.Tensor] = []
+        self.action_ids: list[torch.Tensor] = []
+        self.features: list[torch.Tensor] = []
         self.actions: list[torch.Tensor] = []
         self.logps: list[torch.Tensor] = []
         self.values: list[torch.Tensor] = []
@@ -505,9 +516,10 @@ class Rollout:
         self.trajectories: list[list[int]] = []
         self.round_rewards: list[float] = []
 
-    def add(self, obs, mask, action, logp, value) -> int:
+    def add(self, obs, action_ids, features, action, logp, value) -> int:
         self.obs.append(obs)
-        self.masks.append(mask)
+        self.action_ids.append(action_ids)
+        self.features.append(features)
         self.actions.append(action)
         self.logps.append(logp)
         self.values.append(value)
@@ -521,7 +533,8 @@ class Rollout:
         del device  # the tensors were made on the training device
         return {
             "obs": torch.stack(self.obs),
-            "masks": torch.stack(self.masks),
+            "action_ids": torch.stack(self.action_ids),
+            "features": torch.stack(self.features),
             "actions": torch.stack(self.actions),
             "logps": torch.stack(self.logps),
             "values": torch.stack(self.values),

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from .features import action_inputs
 from .network import PolicyValueNet, build_model, read_checkpoint
 from .policies import Observation, legal_actions
 
@@ -26,9 +27,13 @@ class LearnedPolicy:
     @torch.no_grad()
     def act(self, observation: Observation, env: Any = None) -> int:
         legal_actions(observation)  # refuses an observation with no legal action
-        obs = torch.from_numpy(np.asarray(observation["observation"], dtype=np.float32))[None]
-        mask = torch.from_numpy(np.asarray(observation["action_mask"]) > 0)[None]
-        logits, _ = self.model(obs, mask)
+        flat = np.asarray(observation["observation"], dtype=np.float32)
+        actions, features = action_inputs(flat, observation["action_mask"])
+        logits, _ = self.model(
+            torch.from_numpy(flat)[None],
+            torch.from_numpy(actions)[None],
+            torch.from_numpy(features)[None],
+        )
         if self.sample:
             probs = torch.softmax(logits[0], dim=-1)
             return int(torch.multinomial(probs, 1, generator=self.generator))

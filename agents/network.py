@@ -1,11 +1,15 @@
 """The policy-value network shared by every seat, and its checkpoint format.
 
-The network reads the flat observation of ``bastra_env.env`` and returns one logit per action and
-a value. Besides the MLP trunk, each action's logit gets a learned linear term of that action's
-own summary in the observation (cards and points it takes, bastra), initialised so that an
-untrained network already prefers bigger captures (a soft greedy player); training moves on from
-there. Illegal actions are masked to a large negative logit, never
-``-inf``, so softmax and entropy stay finite.
+The network scores (state, action) pairs. A trunk embeds the flat observation of
+``bastra_env.env``; each legal action's inputs (``agents.features``: card played, cards taken,
+board left behind, the action's summary) are embedded by a second layer; one shared head turns
+the pair into a logit. So what the network learns about a board left to the opponent carries
+over to every card and capture that leaves it. The action's summary also enters the logit
+through a learned linear term, initialised so that an untrained network already prefers bigger
+captures (a soft greedy player); training moves on from there. The value comes from the trunk.
+
+Logits are returned over the full ``Discrete(208)`` action space; actions that are not legal get
+a large negative logit, never ``-inf``, so softmax and entropy stay finite.
 """
 
 from __future__ import annotations
@@ -17,21 +21,22 @@ from typing import Any
 import torch
 from torch import nn
 
-from bastra_env.env import NUM_ACTIONS, OBSERVATION_SIZE, OFFSETS
+from bastra_env.env import NUM_ACTIONS, OBSERVATION_SIZE
+
+from .features import ACTION_FEATURES, PAD_ACTION
 
 CHECKPOINT_FORMAT = "bastra-policy"
-CHECKPOINT_VERSION = 1
+CHECKPOINT_VERSION = 2
 MASKED_LOGIT = -1e9
-INITIAL_FEATURE_WEIGHTS = [10.0, 13.0, 1.0]
-"""Logit per unit of each action feature at the start (cards/10, points/13, bastra)."""
-
-_ACTION_FEATURES = (OFFSETS["action_cards"], OFFSETS["action_points"], OFFSETS["action_bastra"])
+INITIAL_SUMMARY_WEIGHTS = [10.0, 13.0, 1.0]
+"""Logit per unit of the action summary at the start (cards/10, points/13, bastra)."""
 
 
 @dataclass(frozen=True)
 class NetworkConfig:
     observation_size: int = OBSERVATION_SIZE
     num_actions: int = NUM_ACTIONS
+    action_features: int = ACTION_FEATURES
     hidden: tuple[int, ...] = (256, 256)
 
 
@@ -45,23 +50,34 @@ class PolicyValueNet(nn.Module):
             layers += [nn.Linear(width, size), nn.ReLU()]
             width = size
         self.trunk = nn.Sequential(*layers)
-        self.policy_head = nn.Linear(width, config.num_actions)
+        self.state_to_pair = nn.Linear(width, width)
+        self.action_to_pair = nn.Linear(config.action_features, width)
+        self.pair_head = nn.Sequential(nn.ReLU(), nn.Linear(width, width), nn.ReLU())
+        self.score = nn.Linear(width, 1)
         self.value_head = nn.Linear(width, 1)
-        # Start as a soft greedy player: +1 logit per card taken, per point, and for a bastra.
-        self.action_feature_weights = nn.Parameter(torch.tensor(INITIAL_FEATURE_WEIGHTS))
-        nn.init.orthogonal_(self.policy_head.weight, gain=0.01)
-        nn.init.zeros_(self.policy_head.bias)
+        self.summary_weights = nn.Parameter(torch.tensor(INITIAL_SUMMARY_WEIGHTS))
+        nn.init.orthogonal_(self.score.weight, gain=0.01)
+        nn.init.zeros_(self.score.bias)
 
     def forward(
-        self, observation: torch.Tensor, action_mask: torch.Tensor
+        self, observation: torch.Tensor, actions: torch.Tensor, features: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """observation ``[B, observation_size]``, action_mask ``[B, num_actions]`` (bool) ->
-        masked logits ``[B, num_actions]``, values ``[B]``."""
-        hidden = self.trunk(observation)
-        features = torch.stack([observation[:, s] for s in _ACTION_FEATURES], dim=-1)  # [B, A, 3]
-        logits = self.policy_head(hidden) + features @ self.action_feature_weights
-        logits = logits.masked_fill(~action_mask, MASKED_LOGIT)
-        return logits, self.value_head(hidden).squeeze(-1)
+        """observation ``[B, observation_size]``; actions ``[B, K]`` (legal action ids, padded with
+        ``PAD_ACTION``); features ``[B, K, action_features]`` -> logits ``[B, num_actions]`` and
+        values ``[B]``."""
+        state = self.trunk(observation)  # [B, H]
+        pair = self.state_to_pair(state)[:, None, :] + self.action_to_pair(features)  # [B, K, H]
+        scores = self.score(self.pair_head(pair)).squeeze(-1)  # [B, K]
+        scores = scores + features[..., -len(INITIAL_SUMMARY_WEIGHTS) :] @ self.summary_weights
+        scores = scores.masked_fill(actions == PAD_ACTION, MASKED_LOGIT)
+        logits = torch.full(
+            (observation.shape[0], self.config.num_actions + 1),
+            MASKED_LOGIT,
+            dtype=scores.dtype,
+            device=scores.device,
+        )
+        logits = logits.scatter(1, actions, scores)[:, : self.config.num_actions]
+        return logits, self.value_head(state).squeeze(-1)
 
 
 def save_checkpoint(path: str | Path, model: PolicyValueNet, **extra: Any) -> None:
@@ -98,7 +114,11 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
             f"{CHECKPOINT_VERSION}"
         )
     network = payload.get("network", {})
-    expected = {"observation_size": OBSERVATION_SIZE, "num_actions": NUM_ACTIONS}
+    expected = {
+        "observation_size": OBSERVATION_SIZE,
+        "num_actions": NUM_ACTIONS,
+        "action_features": ACTION_FEATURES,
+    }
     for key, value in expected.items():
         if network.get(key) != value:
             raise ValueError(

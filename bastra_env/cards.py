@@ -9,6 +9,7 @@ rank r" the mask ``0xF << 4 * r``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from numbers import Integral
 
 Card = int
 Mask = int
@@ -110,9 +111,9 @@ def parse_card(name: str) -> Card:
 
 def card_name(card: Card) -> str:
     """Card int -> its name (``"10D"``), the inverse of :func:`parse_card`."""
-    if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < NUM_CARDS:
+    if isinstance(card, bool) or not isinstance(card, Integral) or not 0 <= card < NUM_CARDS:
         raise ValueError(f"not a card: {card!r} (cards are ints 0..51)")
-    return _CARD_TO_NAME[card]
+    return _CARD_TO_NAME[int(card)]
 
 
 def pretty(card: Card) -> str:

@@ -13,6 +13,7 @@ from agents import (
     load_policy,
     make_policy,
 )
+from agents.features import ACTION_FEATURES, MAX_LEGAL, PAD_ACTION, action_inputs
 from agents.network import NetworkConfig, PolicyValueNet, save_checkpoint
 from bastra_env import card_name, parse_card
 from bastra_env.env import SLOTS_PER_CARD
@@ -154,11 +155,29 @@ def test_corrupt_and_mismatched_checkpoints_are_refused(tmp_path):
 def test_masked_logits_stay_finite_and_illegal_actions_get_no_probability():
     model = PolicyValueNet(NetworkConfig(hidden=(16,)))
     obs = torch.randn(5, model.config.observation_size)
-    mask = torch.zeros(5, model.config.num_actions, dtype=torch.bool)
-    mask[:, 3] = True
-    logits, values = model(obs, mask)
+    actions = torch.full((5, MAX_LEGAL), PAD_ACTION)
+    actions[:, 0] = 3
+    features = torch.randn(5, MAX_LEGAL, ACTION_FEATURES)
+    logits, values = model(obs, actions, features)
     probs = torch.softmax(logits, dim=-1)
+    assert logits.shape == (5, model.config.num_actions)
     assert torch.isfinite(logits).all() and torch.isfinite(values).all()
     assert torch.allclose(probs[:, 3], torch.ones(5))
     entropy = torch.distributions.Categorical(logits=logits).entropy()
     assert torch.isfinite(entropy).all() and np.allclose(entropy.detach().numpy(), 0, atol=1e-5)
+
+
+def test_action_inputs_describe_what_each_play_takes_and_leaves():
+    env, obs = start([["7H", "KD", "2D", "3D"], ["4C", "6C", "8C", "9C"]], ["2S", "AD", "5C", "4H"])
+    actions, features = action_inputs(obs["observation"], obs["action_mask"])
+    legal = sorted(env.legal_actions())
+    assert sorted(actions[: len(legal)]) == legal and (actions[len(legal) :] == PAD_ACTION).all()
+    row = list(actions).index(action("7H", 1))  # 7H takes 2S + 5C
+    planes = features[row, :156].reshape(3, 52)
+    names = [{card_name(c) for c in np.flatnonzero(p)} for p in planes]
+    assert names == [{"7H"}, {"2S", "5C"}, {"AD", "4H"}]
+    trail = list(actions).index(action("KD"))
+    names = [
+        {card_name(c) for c in np.flatnonzero(p)} for p in features[trail, :156].reshape(3, 52)
+    ]
+    assert names == [{"KD"}, set(), {"2S", "AD", "5C", "4H", "KD"}]
