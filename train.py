@@ -89,6 +89,15 @@ class Config:
     """Updates between snapshots added to the pool."""
     pool_prob: float = 0.3
     """Share of games in which the opposing side is a pool snapshot instead of the latest net."""
+    baseline_opponents: list[str] = field(default_factory=list)
+    """Built-in players that may take the opposing side (a league beside the pool)."""
+    baseline_prob: float = 0.0
+    """Share of games in which the opposing side is one of ``baseline_opponents``."""
+    imitation_samples: int = 0
+    """Warm start: before self-play, learn to copy ``imitation_teacher`` on this many of its
+    moves (and its round results as values). 0 starts from scratch."""
+    imitation_teacher: str = "heuristic"
+    imitation_epochs: int = 3
     eval_every: int = 25
     """Updates between evaluations against the baselines (0: only at the end)."""
     eval_deals: int = 100
@@ -114,13 +123,26 @@ class Config:
                 raise ValueError(f"config {name} must be a positive int, got {value!r}")
         if not self.hidden or any(not isinstance(h, int) or h < 1 for h in self.hidden):
             raise ValueError(f"config hidden must be a list of positive ints, got {self.hidden!r}")
-        if not 0.0 <= self.pool_prob <= 1.0:
-            raise ValueError(f"config pool_prob must be in [0, 1], got {self.pool_prob}")
+        for name in ("pool_prob", "baseline_prob"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"config {name} must be in [0, 1], got {getattr(self, name)}")
+        if self.pool_prob + self.baseline_prob > 1.0:
+            raise ValueError("config pool_prob + baseline_prob must be at most 1")
+        if self.baseline_prob > 0 and not self.baseline_opponents:
+            raise ValueError("config baseline_prob > 0 needs baseline_opponents")
+        if self.imitation_samples < 0 or self.imitation_epochs < 1:
+            raise ValueError("config imitation_samples must be >= 0 and imitation_epochs >= 1")
         if self.eval_mode not in ("round", "game"):
             raise ValueError(f'config eval_mode must be "round" or "game", got {self.eval_mode!r}')
-        unknown = [o for o in self.eval_opponents if o not in BASELINES]
-        if unknown:
-            raise ValueError(f"config eval_opponents {unknown} are not among {list(BASELINES)}")
+        for name in ("eval_opponents", "baseline_opponents"):
+            unknown = [o for o in getattr(self, name) if o not in BASELINES]
+            if unknown:
+                raise ValueError(f"config {name} {unknown} are not among {list(BASELINES)}")
+        if self.imitation_teacher not in BASELINES:
+            raise ValueError(
+                f"config imitation_teacher {self.imitation_teacher!r} is not among "
+                f"{list(BASELINES)}"
+            )
         if self.device not in ("auto", "cpu", "cuda"):
             raise ValueError(f'config device must be "auto", "cpu" or "cuda", got {self.device!r}')
 
@@ -158,7 +180,7 @@ def parse_config(argv: list[str]) -> tuple[Config, Path, str | None]:
     for name, f in fields.items():
         text = getattr(args, name)
         if text is not None:
-            values[name] = _parse_value(name, text, f.default, f.default_factory)
+            values[name] = _parse_value(name, text, f)
     config = Config(**values)
     stem = Path(args.config).stem if args.config else "run"
     run_dir = (
@@ -169,10 +191,9 @@ def parse_config(argv: list[str]) -> tuple[Config, Path, str | None]:
     return config, run_dir, args.resume
 
 
-def _parse_value(name: str, text: str, default: Any, factory: Any) -> Any:
-    """A command-line string in the type of the field's default."""
-    if default is dataclasses.MISSING:
-        default = factory()
+def _parse_value(name: str, text: str, f: dataclasses.Field) -> Any:
+    """A command-line string in the type of the field (lists: comma-separated)."""
+    default = f.default_factory() if f.default is dataclasses.MISSING else f.default
     try:
         if isinstance(default, bool):
             if text.lower() not in ("true", "false", "1", "0", "yes", "no"):
@@ -180,7 +201,7 @@ def _parse_value(name: str, text: str, default: Any, factory: Any) -> Any:
             return text.lower() in ("true", "1", "yes")
         if isinstance(default, list):
             items = [t for t in text.split(",") if t]
-            return [int(t) for t in items] if all(isinstance(d, int) for d in default) else items
+            return [int(t) for t in items] if str(f.type) == "list[int]" else items
         return type(default)(text)
     except ValueError:
         raise ValueError(
@@ -318,16 +339,54 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     live = [False] * len(envs)
     trajectory_of: list[list[list[int]]] = [[[] for _ in range(n)] for _ in envs]
 
+    baselines = [
+        make_baseline(name, config.seed + i) for i, name in enumerate(config.baseline_opponents)
+    ]
+
     def start_game(e: int) -> None:
-        """A new game in env ``e``: self-play, or a pool snapshot on one side."""
+        """A new game in env ``e``: self-play, or a pool snapshot or a baseline on one side."""
         envs[e].reset(seed=int(rng.integers(2**62)))
         controllers[e] = [-1] * n
-        if pool.models and rng.random() < config.pool_prob:
+        draw = rng.random()
+        if pool.models and draw < config.pool_prob:
+            opponent = int(rng.integers(len(pool.models)))
+        elif baselines and draw < config.pool_prob + config.baseline_prob:
+            opponent = BASELINE_CODE + int(rng.integers(len(baselines)))
+        else:
+            opponent = -1
+        if opponent != -1:
             frozen_side = int(rng.integers(2))
-            k = int(rng.integers(len(pool.models)))
-            controllers[e] = [k if rules.side_of(s) == frozen_side else -1 for s in range(n)]
+            controllers[e] = [opponent if rules.side_of(s) == frozen_side else -1 for s in range(n)]
         trajectory_of[e] = [[] for _ in range(n)]
         live[e] = True
+
+    def credit_rewards(e: int, buffer: Rollout) -> None:
+        """A round was scored: add each seat's reward to that seat's latest move."""
+        env = envs[e]
+        for s, agent in enumerate(env.possible_agents):
+            reward = env.rewards[agent]
+            if reward and trajectory_of[e][s]:
+                buffer.rewards[trajectory_of[e][s][-1]] += reward * config.reward_scale
+                buffer.round_rewards.append(reward)
+
+    def finish_game(e: int, buffer: Rollout, again: bool) -> None:
+        for s in range(n):
+            if trajectory_of[e][s]:
+                buffer.trajectories.append(trajectory_of[e][s])
+        if again:
+            start_game(e)
+        else:
+            live[e] = False
+
+    # ---- warm start: copy the teacher's moves (optional)
+    if config.imitation_samples and not resume:
+        imitation = imitate(model, optimizer, config, device, rng)
+        train_seconds += imitation["seconds"]
+        writer.add_scalar("imitation/accuracy", imitation["accuracy"], 0)
+        print(
+            f"imitation: {imitation['samples']:,} moves of {config.imitation_teacher}, "
+            f"accuracy {imitation['accuracy']:.1%}, {imitation['seconds']:.0f} s"
+        )
 
     # ---- the training loop
     last_eval: dict[str, float] = {}
@@ -352,6 +411,16 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     seat = env.agent_name_mapping[env.agent_selection]
                     groups.setdefault(controllers[e][seat], []).append(e)
             for who, members in groups.items():
+                if who >= BASELINE_CODE:  # a built-in player: one at a time, nothing recorded
+                    for e in members:
+                        env = envs[e]
+                        policy = baselines[who - BASELINE_CODE]
+                        env.step(policy.act(env.observe(env.agent_selection), env=env))
+                        plays += 1
+                        credit_rewards(e, buffer)
+                        if env.game.done:
+                            finish_game(e, buffer, plays < config.rollout_steps)
+                    continue
                 seen = [envs[e].observe(envs[e].agent_selection) for e in members]
                 inputs = [action_inputs(s["observation"], s["action_mask"]) for s in seen]
                 obs = torch.from_numpy(np.stack([s["observation"] for s in seen])).to(device)
@@ -373,19 +442,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                         trajectory_of[e][seat].append(index)
                     env.step(int(actions[i]))
                     plays += 1
-                    for s, agent in enumerate(env.possible_agents):
-                        reward = env.rewards[agent]
-                        if reward and trajectory_of[e][s]:  # a round was scored: credit each seat
-                            buffer.rewards[trajectory_of[e][s][-1]] += reward * config.reward_scale
-                            buffer.round_rewards.append(reward)
+                    credit_rewards(e, buffer)
                     if env.game.done:
-                        for s in range(n):
-                            if trajectory_of[e][s]:
-                                buffer.trajectories.append(trajectory_of[e][s])
-                        if plays < config.rollout_steps:
-                            start_game(e)
-                        else:
-                            live[e] = False
+                        finish_game(e, buffer, plays < config.rollout_steps)
 
         # -- advantages per seat trajectory (whole episodes: no bootstrap)
         batch = buffer.tensors(device)
@@ -500,6 +559,82 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         )
     print(f"wrote {run_dir / 'final.pt'}, {curves}")
     return summary
+
+
+BASELINE_CODE = 1000
+"""Controller codes from here on are built-in players (``baseline_opponents``)."""
+
+
+def make_baseline(name: str, seed: int) -> Any:
+    return BASELINES[name](seed=seed) if name == "random" else BASELINES[name]()
+
+
+def imitate(
+    model: PolicyValueNet,
+    optimizer: torch.optim.Optimizer,
+    config: Config,
+    device: torch.device,
+    rng: np.random.Generator,
+) -> dict[str, float]:
+    """Behaviour cloning of ``config.imitation_teacher`` playing every seat: cross-entropy on its
+    moves, and its seat's scaled round reward as the value target."""
+    started = time.perf_counter()
+    teacher = make_baseline(config.imitation_teacher, config.seed)
+    env = bastra_env.raw_env(rules=config.rules, reward="points")
+    obs, ids, feats, moves, targets = [], [], [], [], []
+    bar = tqdm(total=config.imitation_samples, desc="imitation data", unit="move", leave=False)
+    while len(moves) < config.imitation_samples:
+        env.reset(seed=int(rng.integers(2**62)))
+        seat_rows: dict[str, list[int]] = {a: [] for a in env.possible_agents}
+        returns = dict.fromkeys(env.possible_agents, 0.0)
+        while not env.game.done:
+            agent = env.agent_selection
+            seen = env.observe(agent)
+            action_ids, features = action_inputs(seen["observation"], seen["action_mask"])
+            move = teacher.act(seen, env=env)
+            seat_rows[agent].append(len(moves))
+            obs.append(seen["observation"])
+            ids.append(action_ids)
+            feats.append(features)
+            moves.append(move)
+            targets.append(0.0)
+            env.step(move)
+            for a in env.possible_agents:
+                returns[a] += env.rewards[a]
+        for a, rows in seat_rows.items():
+            for row in rows:
+                targets[row] = returns[a] * config.reward_scale
+        bar.update(48)
+    bar.close()
+    data = {
+        "obs": torch.from_numpy(np.stack(obs)).to(device),
+        "ids": torch.from_numpy(np.stack(ids)).to(device),
+        "feats": torch.from_numpy(np.stack(feats)).to(device),
+        "moves": torch.tensor(moves, device=device),
+        "targets": torch.tensor(targets, dtype=torch.float32, device=device),
+    }
+    size = len(moves)
+    for _ in tqdm(range(config.imitation_epochs), desc="imitation epochs", leave=False):
+        order = torch.randperm(size)
+        for start in range(0, size, config.minibatch_size):
+            mb = order[start : start + config.minibatch_size]
+            logits, values = model(data["obs"][mb], data["ids"][mb], data["feats"][mb])
+            loss = torch.nn.functional.cross_entropy(logits, data["moves"][mb])
+            loss = loss + config.vf_coef * 0.5 * (values - data["targets"][mb]).pow(2).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), config.max_grad_norm)
+            optimizer.step()
+    with torch.no_grad():
+        hits = 0
+        for start in range(0, size, 4096):
+            logits, _ = model(
+                data["obs"][start : start + 4096],
+                data["ids"][start : start + 4096],
+                data["feats"][start : start + 4096],
+            )
+            hits += int((logits.argmax(-1) == data["moves"][start : start + 4096]).sum())
+    return {"samples": size, "accuracy": hits / size, "seconds": time.perf_counter() - started}
 
 
 class Rollout:
