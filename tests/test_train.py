@@ -91,6 +91,9 @@ def test_command_line_overrides_every_field(tmp_path):
         (["--num-players", "3", "--teams", "true"], "teams needs num_players=4"),
         (["--eval-opponents", "nobody"], "not among"),
         (["--hidden", "a,b"], "cannot read"),
+        (["--baseline-prob", "0.9"], "pool_prob \\+ baseline_prob must be at most 1"),
+        (["--baseline-opponents", "", "--baseline-prob", "0.1"], "needs baseline_opponents"),
+        (["--imitation-teacher", "oracle"], "imitation_teacher 'oracle' is not among"),
     ],
 )
 def test_bad_config_values_are_refused_with_the_field_named(args, message):
