@@ -70,6 +70,8 @@ class Config:
     """Plays collected per update (rounded up to whole episodes)."""
     hidden: list[int] = field(default_factory=lambda: [256, 256])
     """Widths of the network's hidden layers."""
+    pair_width: int = 64
+    """Width of the network's (state, action) layer."""
     learning_rate: float = 5e-4
     anneal_lr: bool = True
     """Decay the learning rate linearly to 0 over the run."""
@@ -218,7 +220,7 @@ class Pool:
         self.device = device
         self.states: list[dict[str, torch.Tensor]] = []
         self.models: list[PolicyValueNet] = []
-        self.network = NetworkConfig(hidden=tuple(config.hidden))
+        self.network = NetworkConfig(hidden=tuple(config.hidden), pair_width=config.pair_width)
 
     def add(self, model: PolicyValueNet) -> None:
         self.add_state({k: v.detach().cpu().clone() for k, v in model.state_dict().items()})
@@ -253,7 +255,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     writer = SummaryWriter(str(run_dir / "tensorboard"))
 
     # ---- model, optimiser, pool
-    model = PolicyValueNet(NetworkConfig(hidden=tuple(config.hidden))).to(device)
+    model = PolicyValueNet(
+        NetworkConfig(hidden=tuple(config.hidden), pair_width=config.pair_width)
+    ).to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=config.learning_rate, eps=1e-5)
     pool = Pool(config, device)
     update, env_steps, samples, train_seconds = 0, 0, 0, 0.0

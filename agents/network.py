@@ -38,6 +38,8 @@ class NetworkConfig:
     num_actions: int = NUM_ACTIONS
     action_features: int = ACTION_FEATURES
     hidden: tuple[int, ...] = (256, 256)
+    pair_width: int = 64
+    """Width of the (state, action) layer; it runs once per legal action, so it stays narrow."""
 
 
 class PolicyValueNet(nn.Module):
@@ -50,10 +52,11 @@ class PolicyValueNet(nn.Module):
             layers += [nn.Linear(width, size), nn.ReLU()]
             width = size
         self.trunk = nn.Sequential(*layers)
-        self.state_to_pair = nn.Linear(width, width)
-        self.action_to_pair = nn.Linear(config.action_features, width)
-        self.pair_head = nn.Sequential(nn.ReLU(), nn.Linear(width, width), nn.ReLU())
-        self.score = nn.Linear(width, 1)
+        pair = config.pair_width
+        self.state_to_pair = nn.Linear(width, pair)
+        self.action_to_pair = nn.Linear(config.action_features, pair)
+        self.pair_head = nn.Sequential(nn.ReLU(), nn.Linear(pair, pair), nn.ReLU())
+        self.score = nn.Linear(pair, 1)
         self.value_head = nn.Linear(width, 1)
         self.summary_weights = nn.Parameter(torch.tensor(INITIAL_SUMMARY_WEIGHTS))
         nn.init.orthogonal_(self.score.weight, gain=0.01)
@@ -66,7 +69,7 @@ class PolicyValueNet(nn.Module):
         ``PAD_ACTION``); features ``[B, K, action_features]`` -> logits ``[B, num_actions]`` and
         values ``[B]``."""
         state = self.trunk(observation)  # [B, H]
-        pair = self.state_to_pair(state)[:, None, :] + self.action_to_pair(features)  # [B, K, H]
+        pair = self.state_to_pair(state)[:, None, :] + self.action_to_pair(features)  # [B, K, P]
         scores = self.score(self.pair_head(pair)).squeeze(-1)  # [B, K]
         scores = scores + features[..., -len(INITIAL_SUMMARY_WEIGHTS) :] @ self.summary_weights
         scores = scores.masked_fill(actions == PAD_ACTION, MASKED_LOGIT)
