@@ -113,3 +113,17 @@ def test_resume_refuses_a_corrupt_checkpoint(tmp_path):
     broken.write_bytes(b"\x00" * 64)
     with pytest.raises(ValueError, match="not a readable checkpoint"):
         train.parse_config(["--resume", str(broken)])
+
+
+def test_export_keeps_the_policy_and_drops_the_training_state(smoke_run, tmp_path):
+    from agents.export import export_policy
+
+    run_dir, _ = smoke_run
+    slim = export_policy(run_dir / "final.pt", tmp_path / "slim.pt")
+    full = torch.load(run_dir / "final.pt", weights_only=True)
+    kept = torch.load(slim, weights_only=True)
+    assert "optimizer" in full and "optimizer" not in kept and "pool" not in kept
+    assert kept["config"] == full["config"]
+    assert same_weights(full["model"], kept["model"])
+    assert slim.stat().st_size < (run_dir / "final.pt").stat().st_size
+    load_policy(slim)
