@@ -410,3 +410,23 @@ def test_ansi_render_shows_the_table_and_hides_other_hands():
     revealed = bastra_env.env(render_mode="ansi", reveal_hands=True)
     revealed.reset(seed=0)
     assert all(pretty(c) in revealed.render() for c in theirs)
+
+
+@pytest.mark.parametrize("table", ["2p", "4p teams"])
+def test_turn_based_parallel_conversion_works(table):
+    from pettingzoo.test import parallel_api_test
+    from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+
+    parallel_api_test(turn_based_aec_to_parallel(bastra_env.env(**TABLES[table])), num_cycles=200)
+    par = turn_based_aec_to_parallel(bastra_env.env(**TABLES[table], max_rounds=1))
+    observations, _ = par.reset(seed=0)
+    steps = 0
+    while par.agents:
+        actions = {}
+        for agent in par.agents:
+            legal = np.flatnonzero(observations[agent]["action_mask"])
+            actions[agent] = int(legal[0]) if legal.size else 0
+        observations, rewards, *_ = par.step(actions)
+        steps += 1
+    assert steps == 48
+    assert sorted(set(rewards.values())) in ([-1.0, 1.0], [0.0])
