@@ -102,7 +102,7 @@ from .cards import (
     points,
 )
 from .game import PLAYS_PER_ROUND, Game, Move, RoundResult
-from .render import render_text
+from .render import render_image, render_text
 from .rules import FIELD_NAMES, Rules
 
 SLOTS_PER_CARD = 4
@@ -225,7 +225,7 @@ class raw_env(AECEnv):
     """The unwrapped Bastra AEC environment. ``step`` raises ``ValueError`` on an illegal action."""
 
     metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["human", "ansi"],
+        "render_modes": ["human", "ansi", "rgb_array"],
         "name": "bastra_v0",
         "is_parallelizable": False,
         "render_fps": 1,
@@ -549,12 +549,14 @@ class raw_env(AECEnv):
             "scores": {a: game.scores[self.rules.side_of(i)] for i, a in enumerate(names)},
         }
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             import gymnasium
 
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode=...")
             return None
+        if self.render_mode == "rgb_array":
+            return render_image(self._require_game(), self.possible_agents, self.reveal_hands)
         text = render_text(self._require_game(), self.possible_agents, self.reveal_hands)
         if self.render_mode == "ansi":
             return text

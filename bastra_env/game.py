@@ -48,6 +48,7 @@ from .cards import (
     card_name,
     iter_cards,
     mask_str,
+    parse_deck,
     points,
 )
 from .rules import Rules
@@ -126,8 +127,8 @@ class Game:
         seed: int | None = None,
         deck: Sequence[Card] | None = None,
     ) -> None:
-        """Start a game. ``deck`` (card ints, top first) fixes round 1's deal; later rounds, and
-        round 1 without a deck, are shuffled from ``seed`` (a fresh random one when ``None``)."""
+        """Start a game. ``deck`` (52 card ints or names, top first) fixes round 1's deal; later
+        rounds, and round 1 without a deck, are shuffled from ``seed`` (random when ``None``)."""
         if rules is None:
             rules = Rules()
         elif not isinstance(rules, Rules):
@@ -138,7 +139,9 @@ class Game:
             raise TypeError(f"seed must be an int or None, got {type(seed).__name__} {seed!r}")
         if deck is not None:
             deck = list(deck)
-            if sorted(deck) != list(range(NUM_CARDS)):
+            if any(isinstance(c, str) for c in deck):
+                deck = parse_deck(deck)  # card names, as the env's reset options take them
+            elif sorted(deck) != list(range(NUM_CARDS)):
                 raise ValueError("deck must hold each of the 52 cards (ints 0..51) exactly once")
         n = rules.num_players
         self.rules = rules

@@ -430,3 +430,13 @@ def test_turn_based_parallel_conversion_works(table):
         steps += 1
     assert steps == 48
     assert sorted(set(rewards.values())) in ([-1.0, 1.0], [0.0])
+
+
+def test_rgb_array_render_draws_the_table():
+    env = bastra_env.env(render_mode="rgb_array", num_players=4, teams=True)
+    env.reset(seed=0)
+    first = env.render()
+    assert first.shape == (640, 960, 3) and first.dtype == np.uint8
+    assert len(np.unique(first.reshape(-1, 3), axis=0)) > 20  # felt, cards, text, not one colour
+    env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))
+    assert not np.array_equal(env.render(), first)

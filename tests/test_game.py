@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from bastra_env import Game, Rules, parse_card
+from bastra_env import Game, Rules, card_name, parse_card
 from bastra_env.cards import FULL_DECK, JACKS, NUM_CARDS, mask_str
 from bastra_env.game import PLAYS_PER_ROUND, round_seed_deck
 
@@ -280,6 +280,15 @@ def test_a_finished_game_refuses_moves():
     finish_round(game)
     with pytest.raises(ValueError, match="game is over"):
         game.play((0, 0))
+
+
+def test_a_deck_of_card_names_deals_the_same_game():
+    names = [card_name(c) for c in range(NUM_CARDS)]
+    assert state_of(Game(Rules(), seed=1, deck=names)) == state_of(
+        Game(Rules(), seed=1, deck=list(range(NUM_CARDS)))
+    )
+    with pytest.raises(ValueError, match="duplicate cards"):
+        Game(Rules(), deck=[*names[:-1], "AC"])
 
 
 def test_a_bad_deck_or_seed_is_refused():
