@@ -204,6 +204,8 @@ def _direct(name: str, needs_reset: bool) -> property:
 
 
 def _fast_wrapper(wrapper: type) -> type:
+    """``wrapper`` with direct reads of the hot attributes, importable (so picklable) here as
+    ``_<its name>``."""
     needs_reset = issubclass(wrapper, wrappers.OrderEnforcingWrapper)
 
     def __init__(self: Any, environment: AECEnv, *args: Any, **kwargs: Any) -> None:
@@ -213,6 +215,8 @@ def _fast_wrapper(wrapper: type) -> type:
     namespace: dict[str, Any] = {name: _direct(name, needs_reset) for name in _HOT_ATTRIBUTES}
     namespace["__init__"] = __init__
     namespace["__doc__"] = wrapper.__doc__
+    namespace["__module__"] = __name__
+    namespace["__qualname__"] = f"_{wrapper.__name__}"
     return type(wrapper.__name__, (wrapper,), namespace)
 
 

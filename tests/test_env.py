@@ -440,3 +440,16 @@ def test_rgb_array_render_draws_the_table():
     assert len(np.unique(first.reshape(-1, 3), axis=0)) > 20  # felt, cards, text, not one colour
     env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))
     assert not np.array_equal(env.render(), first)
+
+
+def test_env_survives_pickle_and_deepcopy():
+    import copy
+    import pickle
+
+    env = bastra_env.env(num_players=4, teams=True)
+    env.reset(seed=0)
+    env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))
+    for clone in (copy.deepcopy(env), pickle.loads(pickle.dumps(env))):
+        assert isinstance(clone, wrappers.OrderEnforcingWrapper)
+        assert clone.unwrapped.snapshot() == env.unwrapped.snapshot()
+        np.testing.assert_array_equal(clone.last()[0]["observation"], env.last()[0]["observation"])
