@@ -245,7 +245,7 @@ class raw_env(AECEnv):
         **rule_fields: Any,
     ) -> None:
         """``rules`` or any ``Rules`` field as a keyword (not both); ``reward`` is "win" or
-        "points"; ``reveal_hands`` shows every hand in the text rendering."""
+        "points"; ``reveal_hands`` shows every hand when rendering."""
         super().__init__()
         if rules is not None and rule_fields:
             raise TypeError(
