@@ -21,6 +21,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+import torch
+
 import bastra_env
 from bastra_env import Rules
 
@@ -265,6 +267,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--curves", nargs="+", metavar="RUN_DIR", help="plot training curves")
     parser.add_argument("--out", help="PNG path for --curves")
     args = parser.parse_args(argv)
+    torch.set_num_threads(1)  # one game at a time: batch-1 inference is fastest on one thread
     if args.curves:
         print(f"wrote {plot_curves(args.curves, args.out)}")
         return

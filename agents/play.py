@@ -13,6 +13,8 @@ import argparse
 import sys
 from collections.abc import Callable
 
+import torch
+
 import bastra_env
 from bastra_env import parse_card
 from bastra_env.cards import points, pretty
@@ -111,6 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--target-score", type=int, default=100)
     parser.add_argument("--max-rounds", type=int, default=None)
     args = parser.parse_args(argv)
+    torch.set_num_threads(1)  # one game at a time: batch-1 inference is fastest on one thread
     try:
         return play(args)
     except (ValueError, TypeError) as error:  # a bad checkpoint or rule option

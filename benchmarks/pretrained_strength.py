@@ -17,6 +17,8 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
+import torch
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -37,6 +39,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--json")
     args = parser.parse_args()
+    torch.set_num_threads(1)  # one game at a time: batch-1 inference is fastest on one thread
     path = args.model or str(ROOT / MODELS[args.table])
     learned = load_policy(path)
     name = Path(path).stem
