@@ -2,9 +2,11 @@
 
     python benchmarks/train_speed.py [--steps 60000] [--threads 2]
 
-Runs ``train.py`` with the shipped configs (``configs/2p.yaml``, ``configs/4p_teams.yaml``) for
-a short budget, evaluation off, and reads the per-update figures from its ``metrics.csv``. The
-first update (interpreter and cache warm-up) is left out.
+Runs ``train.py`` with the shipped configs (``configs/2p.yaml``, ``configs/4p_teams.yaml``:
+self-play, snapshot pool and built-in opponents) for a short budget, with evaluation and the
+imitation warm start off, and reads the per-update figures from its ``metrics.csv``. The first
+update (interpreter and cache warm-up) is left out. An env step is one play by any seat; a
+learner sample is a play recorded for learning (pool and built-in seats are not).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ def measure(config: str, steps: int, threads: int) -> tuple[float, float, int]:
         train.main(
             ["--config", str(ROOT / config), "--run-dir", run_dir, "--total-env-steps", str(steps),
              "--eval-every", "0", "--eval-deals", "1", "--eval-opponents", "random",
-             "--threads", str(threads)]
+             "--imitation-samples", "0", "--threads", str(threads)]
         )  # fmt: skip
         rows = list(csv.DictReader((Path(run_dir) / "metrics.csv").open()))
     total_steps = total_samples = total_seconds = 0.0
