@@ -15,6 +15,8 @@ from bastra_env.captures import captures
 from bastra_env.cards import NUM_CARDS
 from bastra_env.env import NUM_ACTIONS, OFFSETS, SLOTS_PER_CARD
 
+from .policies import plane
+
 MAX_LEGAL = 4 * SLOTS_PER_CARD
 """At most 4 cards in hand, each with at most SLOTS_PER_CARD actions."""
 PAD_ACTION = NUM_ACTIONS
@@ -23,12 +25,6 @@ ACTION_FEATURES = 3 * NUM_CARDS + 3
 _PLANE_BITS = 3 * NUM_CARDS
 _PLANE_BYTES = (_PLANE_BITS + 7) // 8
 _SUMMARIES = (OFFSETS["action_cards"], OFFSETS["action_points"], OFFSETS["action_bastra"])
-_BOARD = OFFSETS["board"]
-
-
-def board_of(observation: np.ndarray) -> int:
-    bits = np.packbits(observation[_BOARD] > 0.5, bitorder="little")
-    return int.from_bytes(bits.tobytes(), "little")
 
 
 def action_inputs(
@@ -39,7 +35,7 @@ def action_inputs(
     actions = np.full(MAX_LEGAL, PAD_ACTION, dtype=np.int64)
     features = np.zeros((MAX_LEGAL, ACTION_FEATURES), dtype=np.float32)
     legal = np.flatnonzero(action_mask)
-    board = board_of(observation)
+    board = plane(observation, "board")
     for row, action in enumerate(legal):
         card, slot = divmod(int(action), SLOTS_PER_CARD)
         caps = captures(card, board)

@@ -15,22 +15,16 @@ from typing import Any
 import numpy as np
 
 from bastra_env.captures import captures
-from bastra_env.cards import JACK, JACKS, NUM_CARDS, iter_cards, points
+from bastra_env.cards import JACK, JACKS, iter_cards, points
 from bastra_env.env import OFFSETS, SLOTS_PER_CARD
 from bastra_env.game import PLAYS_PER_ROUND
 
-from .policies import Observation, legal_actions
+from .policies import Observation, legal_actions, plane
 
 CARD_VALUE = 0.25
 """Points-equivalent of one captured card (the most-cards bonus, spread over the cards)."""
 JACK_KEEP = 1.5
 """Points-equivalent of keeping a jack in hand for a later sweep."""
-
-
-def plane(observation: np.ndarray, name: str) -> int:
-    """A 52-card plane of the observation as a card mask."""
-    bits = np.packbits(observation[OFFSETS[name]] > 0.5, bitorder="little")
-    return int.from_bytes(bits.tobytes(), "little") & ((1 << NUM_CARDS) - 1)
 
 
 class HeuristicPolicy:

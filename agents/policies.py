@@ -10,10 +10,16 @@ from typing import Any
 
 import numpy as np
 
-from bastra_env.cards import CARD_POINTS, JACK
+from bastra_env.cards import CARD_POINTS, FULL_DECK, JACK
 from bastra_env.env import OFFSETS, SLOTS_PER_CARD
 
 Observation = dict[str, np.ndarray]
+
+
+def plane(observation: np.ndarray, name: str) -> int:
+    """A 52-card plane of the flat observation (``"hand"``, ``"board"``, ...) as a card mask."""
+    bits = np.packbits(observation[OFFSETS[name]] > 0.5, bitorder="little")
+    return int.from_bytes(bits.tobytes(), "little") & FULL_DECK
 
 
 def legal_actions(observation: Observation) -> np.ndarray:
