@@ -451,7 +451,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                         finish_game(e, buffer, plays < config.rollout_steps)
 
         # -- advantages per seat trajectory (whole episodes: no bootstrap)
-        batch = buffer.tensors(device)
+        batch = buffer.tensors()
         values_np = batch["values"].cpu().numpy()
         advantages_np = np.zeros_like(values_np)
         for trajectory in buffer.trajectories:
@@ -668,8 +668,8 @@ class Rollout:
     def __len__(self) -> int:
         return len(self.rewards)
 
-    def tensors(self, device: torch.device) -> dict[str, torch.Tensor]:
-        del device  # the tensors were made on the training device
+    def tensors(self) -> dict[str, torch.Tensor]:
+        """The transitions stacked, on the device they were made on (the training device)."""
         return {
             "obs": torch.stack(self.obs),
             "action_ids": torch.stack(self.action_ids),
