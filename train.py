@@ -38,7 +38,7 @@ from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
 import bastra_env
-from agents import BASELINES, LearnedPolicy
+from agents import BASELINES, LearnedPolicy, make_policy
 from agents.evaluate import duplicate_match
 from agents.features import action_inputs
 from agents.network import (
@@ -293,7 +293,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         policy = LearnedPolicy(_cpu_copy(model), name="learner")
         found = {}
         for name in config.eval_opponents:
-            opponent = BASELINES[name](seed=config.seed) if name == "random" else BASELINES[name]()
+            opponent = make_policy(name, seed=config.seed)
             result = duplicate_match(
                 policy,
                 opponent,
@@ -344,7 +344,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     trajectory_of: list[list[list[int]]] = [[[] for _ in range(n)] for _ in envs]
 
     baselines = [
-        make_baseline(name, config.seed + i) for i, name in enumerate(config.baseline_opponents)
+        make_policy(name, seed=config.seed + i) for i, name in enumerate(config.baseline_opponents)
     ]
 
     def start_game(e: int) -> None:
@@ -569,10 +569,6 @@ BASELINE_CODE = 1000
 """Controller codes from here on are built-in players (``baseline_opponents``)."""
 
 
-def make_baseline(name: str, seed: int) -> Any:
-    return BASELINES[name](seed=seed) if name == "random" else BASELINES[name]()
-
-
 def imitate(
     model: PolicyValueNet,
     optimizer: torch.optim.Optimizer,
@@ -583,7 +579,7 @@ def imitate(
     """Behaviour cloning of ``config.imitation_teacher`` playing every seat: cross-entropy on its
     moves, and its seat's scaled round reward as the value target."""
     started = time.perf_counter()
-    teacher = make_baseline(config.imitation_teacher, config.seed)
+    teacher = make_policy(config.imitation_teacher, seed=config.seed)
     env = bastra_env.raw_env(rules=config.rules, reward="points")
     obs, ids, feats, moves, targets = [], [], [], [], []
     bar = tqdm(total=config.imitation_samples, desc="imitation data", unit="move", leave=False)
