@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 
 from bastra_env.captures import captures
-from bastra_env.cards import JACK, JACKS, iter_cards, points
+from bastra_env.cards import JACK, iter_cards, points
 from bastra_env.env import OFFSETS, SLOTS_PER_CARD
-from bastra_env.game import PLAYS_PER_ROUND
+from bastra_env.game import BASTRA, JACK_BASTRA, NO_BASTRA, PLAYS_PER_ROUND, bastra_kind
 
 from .policies import Observation, legal_actions, plane
 
@@ -58,11 +58,11 @@ class HeuristicPolicy:
         def value(card: int, capture: int, board_before: int, bastra_ok: bool) -> float:
             taken = capture | 1 << card
             v = self.card_value * taken.bit_count() + points(taken)
-            if bastra_ok and capture == board_before:
-                if card >> 2 != JACK:
-                    v += bastra_points
-                elif capture & JACKS and not capture & (capture - 1):
-                    v += jack_bastra_points
+            kind = bastra_kind(card, capture, board_before) if bastra_ok else NO_BASTRA
+            if kind == BASTRA:
+                v += bastra_points
+            elif kind == JACK_BASTRA:
+                v += jack_bastra_points
             return v
 
         def reply_risk(board_after: int) -> float:

@@ -91,8 +91,6 @@ from pettingzoo.utils import wrappers
 
 from .cards import (
     FULL_DECK,
-    JACK,
-    JACKS,
     NUM_CARDS,
     Mask,
     card_name,
@@ -101,7 +99,7 @@ from .cards import (
     parse_deck,
     points,
 )
-from .game import PLAYS_PER_ROUND, Game, Move, RoundResult
+from .game import PLAYS_PER_ROUND, Game, Move, RoundResult, bastra_kind
 from .render import render_image, render_text
 from .rules import FIELD_NAMES, Rules
 
@@ -457,11 +455,7 @@ class raw_env(AECEnv):
                 if capture:
                     obs[_ACTION_CARDS_AT + action] = (capture.bit_count() + 1) / 10
                     obs[_ACTION_POINTS_AT + action] = points(capture | 1 << card) / 13
-                    if (
-                        capture == board
-                        and scores_bastra
-                        and (card >> 2 != JACK or (capture & JACKS and not capture & (capture - 1)))
-                    ):
+                    if scores_bastra and bastra_kind(card, capture, board):
                         obs[_ACTION_BASTRA_AT + action] = 1.0
         return obs, mask
 

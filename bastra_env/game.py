@@ -89,6 +89,19 @@ class RoundResult:
     """Cumulative scores after this round."""
 
 
+NO_BASTRA, BASTRA, JACK_BASTRA = 0, 1, 2
+
+
+def bastra_kind(card: Card, capture: Mask, board: Mask) -> int:
+    """R12: ``BASTRA`` when a card other than a jack clears ``board``, ``JACK_BASTRA`` when a
+    jack takes a board of one jack, else ``NO_BASTRA`` (before the last-play rule)."""
+    if not capture or capture != board:
+        return NO_BASTRA
+    if card >> 2 != JACK:
+        return BASTRA
+    return JACK_BASTRA if capture & JACKS and not capture & (capture - 1) else NO_BASTRA
+
+
 def round_seed_deck(seed: int, round_number: int) -> list[Card]:
     """The shuffled deck (top first) of one round of the game with this seed."""
     deck = list(range(NUM_CARDS))
@@ -280,9 +293,10 @@ class Game:
             self.captured[seat] |= capture | bit
             self.last_capturer = seat
             if not board and (self.plays < PLAYS_PER_ROUND or self.rules.last_play_bastra):
-                if card >> 2 != JACK:
+                kind = bastra_kind(card, capture, capture)  # the board held exactly the capture
+                if kind == BASTRA:
                     self.bastras[seat] += 1
-                elif capture & JACKS and not capture & (capture - 1):
+                elif kind == JACK_BASTRA:
                     self.jack_bastras[seat] += 1
         else:
             self.board |= bit
