@@ -78,44 +78,46 @@ class BastraGymEnv(gymnasium.Env):
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.learner = 0
         self._agent = "player_0"
+        self._policies: dict[int, Policy] = {}
         self._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         self._check_opponents()
 
     def _check_opponents(self) -> None:
+        """Read ``opponents`` once: a ``{seat: policy}`` mapping, a list for the other seats in
+        seat order, or one policy for all of them (``None``: random legal)."""
         n = self.rules.num_players
         given = self._opponents
         if isinstance(given, Mapping):
             unknown = sorted(set(given) - set(range(n)))
             if unknown:
                 raise ValueError(f"opponents names seats {unknown} outside 0..{n - 1}")
-        elif isinstance(given, Sequence) and not isinstance(given, str) and len(given) != n - 1:
-            raise ValueError(
-                f"opponents as a list needs one policy per other seat ({n - 1}), got {len(given)}"
-            )
-        for policy in self._policy_list():
+            policies = list(given.values())
+        elif isinstance(given, Sequence) and not isinstance(given, str):
+            if len(given) != n - 1:
+                raise ValueError(
+                    f"opponents as a list needs one policy per other seat ({n - 1}), "
+                    f"got {len(given)}"
+                )
+            policies = list(given)
+        else:
+            policies = [given]
+        for policy in policies:
             if policy is not None and not (hasattr(policy, "act") or callable(policy)):
                 raise TypeError(
                     f"a policy needs act(observation, env=...) or to be callable, got {policy!r}"
                 )
 
-    def _policy_list(self) -> list[Policy]:
+    def _seat_policies(self) -> dict[int, Policy]:
+        """Who plays each other seat this episode (the list form follows the learner's seat)."""
         given = self._opponents
+        others = [s for s in range(self.rules.num_players) if s != self.learner]
         if isinstance(given, Mapping):
-            return list(given.values())
-        if isinstance(given, Sequence) and not isinstance(given, str):
-            return list(given)
-        return [given]
-
-    def _policy_for(self, seat: int) -> Policy:
-        given = self._opponents
-        if isinstance(given, Mapping):
-            policy = given.get(seat)
+            chosen = [given.get(s) for s in others]
         elif isinstance(given, Sequence) and not isinstance(given, str):
-            others = [s for s in range(self.rules.num_players) if s != self.learner]
-            policy = given[others.index(seat)]
+            chosen = list(given)
         else:
-            policy = given
-        return self._random if policy is None else policy
+            chosen = [given] * len(others)
+        return {s: self._random if p is None else p for s, p in zip(others, chosen, strict=True)}
 
     # ------------------------------------------------------------------------------- API
     def reset(
@@ -126,6 +128,7 @@ class BastraGymEnv(gymnasium.Env):
         n = self.rules.num_players
         self.learner = int(self.np_random.integers(n)) if self.seat is None else self.seat
         self._agent = self.aec.possible_agents[self.learner]
+        self._policies = self._seat_policies()
         self.aec.reset(seed=int(self.np_random.integers(2**63 - 1)), options=options)
         self._lost_by_illegal = False
         self._play_others()
@@ -162,7 +165,7 @@ class BastraGymEnv(gymnasium.Env):
         reward = 0.0
         while not aec.terminations[self._agent] and aec.agent_selection != self._agent:
             agent = aec.agent_selection
-            policy = self._policy_for(aec.agent_name_mapping[agent])
+            policy = self._policies[aec.agent_name_mapping[agent]]
             observation = aec.observe(agent)
             if hasattr(policy, "act"):
                 aec.step(policy.act(observation, env=aec))
