@@ -5,6 +5,9 @@ expected value of the next player's best reply on the board the action leaves, e
 unseen cards: the next player holds ``h`` of the ``U`` unseen cards, so the chance that it holds at
 least one of the ``j`` most damaging ones is ``1 - C(U - j, h) / C(U, h)``. Spending a jack on a
 small capture also costs the jack's future value. Everything it reads is in the observation.
+
+``play_estimates`` exposes those numbers per legal action (plus the best capture the player's own
+remaining cards would have on the board it leaves), so a learned player can start from them.
 """
 
 from __future__ import annotations
@@ -25,6 +28,91 @@ CARD_VALUE = 0.25
 """Points-equivalent of one captured card (the most-cards bonus, spread over the cards)."""
 JACK_KEEP = 1.5
 """Points-equivalent of keeping a jack in hand for a later sweep."""
+ESTIMATES = ("gain", "reply", "follow_up")
+"""The columns of ``play_estimates``, in points-equivalents."""
+
+
+def play_estimates(
+    obs: np.ndarray,
+    legal: np.ndarray,
+    card_value: float = CARD_VALUE,
+    jack_keep: float = JACK_KEEP,
+) -> np.ndarray:
+    """``float64[len(legal), 3]`` for the flat observation ``obs``, one row per legal action:
+
+    - ``gain``: cards (``card_value`` each), card points and bastra the play takes, less
+      ``jack_keep`` when it spends a jack on two cards or fewer (or trails one);
+    - ``reply``: expected value of the next player's best reply on the board the play leaves;
+    - ``follow_up``: the best capture one of my remaining cards has on that board.
+    """
+    board = plane(obs, "board")
+    unseen = plane(obs, "unseen")
+    hand = plane(obs, "hand")
+    rules = obs[OFFSETS["rules"]]
+    bastra_points, jack_bastra_points = float(rules[0]) * 10, float(rules[1]) * 50
+    last_play_bastra = rules[3] > 0.5
+    plays = round(float(obs[OFFSETS["plays"]][0]) * PLAYS_PER_ROUND)
+    next_hand = round(float(obs[OFFSETS["hand_sizes"]][1]) * 4)
+    deck_left = round(float(obs[OFFSETS["deck_left"]][0]) * 44)
+    if next_hand == 0 and deck_left > 0:
+        next_hand = 4  # the next player is dealt a new hand before it plays
+    last_play = plays == PLAYS_PER_ROUND - 1
+    replies_left = not last_play and next_hand > 0
+    # a bastra scored by the reply, if it comes on the round's last play, may not count
+    reply_bastra = plays + 1 < PLAYS_PER_ROUND - 1 or last_play_bastra
+    my_bastra = not last_play or last_play_bastra
+    unseen_cards = list(iter_cards(unseen))
+
+    def value(card: int, capture: int, board_before: int, bastra_ok: bool) -> float:
+        taken = capture | 1 << card
+        v = card_value * taken.bit_count() + points(taken)
+        kind = bastra_kind(card, capture, board_before) if bastra_ok else NO_BASTRA
+        if kind == BASTRA:
+            v += bastra_points
+        elif kind == JACK_BASTRA:
+            v += jack_bastra_points
+        return v
+
+    def best(card: int, board_after: int, bastra_ok: bool) -> float:
+        caps = captures(card, board_after)
+        return max(value(card, c, board_after, bastra_ok) for c in caps) if caps else 0.0
+
+    def reply_risk(board_after: int) -> float:
+        if not replies_left or not unseen_cards:
+            return 0.0
+        values = sorted(
+            (best(card, board_after, reply_bastra) for card in unseen_cards), reverse=True
+        )
+        total = len(values)
+        h = min(next_hand, total)
+        none = comb(total, h)
+        expected = 0.0
+        for j, v in enumerate(values, start=1):
+            if v <= 0:
+                break
+            following = values[j] if j < total else 0.0
+            expected += (v - following) * (1 - comb(total - j, h) / none)
+        return expected
+
+    out = np.zeros((len(legal), len(ESTIMATES)))
+    for row, action in enumerate(legal):
+        card, slot = divmod(int(action), SLOTS_PER_CARD)
+        caps = captures(card, board)
+        if caps:
+            capture = caps[slot]
+            gain = value(card, capture, board, my_bastra)
+            after = board ^ capture
+            if card >> 2 == JACK and capture.bit_count() <= 2:
+                gain -= jack_keep
+        else:
+            gain = 0.0
+            after = board | 1 << card
+            if card >> 2 == JACK:
+                gain -= jack_keep
+        rest = hand & ~(1 << card)
+        follow = max((best(c, after, True) for c in iter_cards(rest)), default=0.0)
+        out[row] = gain, reply_risk(after), follow
+    return out
 
 
 class HeuristicPolicy:
@@ -38,70 +126,7 @@ class HeuristicPolicy:
 
     def act(self, observation: Observation, env: Any = None) -> int:
         legal = legal_actions(observation)
-        obs = observation["observation"]
-        board = plane(obs, "board")
-        unseen = plane(obs, "unseen")
-        rules = obs[OFFSETS["rules"]]
-        bastra_points, jack_bastra_points = float(rules[0]) * 10, float(rules[1]) * 50
-        last_play_bastra = rules[3] > 0.5
-        plays = round(float(obs[OFFSETS["plays"]][0]) * PLAYS_PER_ROUND)
-        next_hand = round(float(obs[OFFSETS["hand_sizes"]][1]) * 4)
-        deck_left = round(float(obs[OFFSETS["deck_left"]][0]) * 44)
-        if next_hand == 0 and deck_left > 0:
-            next_hand = 4  # the next player is dealt a new hand before it plays
-        last_play = plays == PLAYS_PER_ROUND - 1
-        replies_left = not last_play and next_hand > 0
-        # a bastra scored by the reply, if it comes on the round's last play, may not count
-        reply_bastra = plays + 1 < PLAYS_PER_ROUND - 1 or last_play_bastra
-        my_bastra = not last_play or last_play_bastra
-
-        def value(card: int, capture: int, board_before: int, bastra_ok: bool) -> float:
-            taken = capture | 1 << card
-            v = self.card_value * taken.bit_count() + points(taken)
-            kind = bastra_kind(card, capture, board_before) if bastra_ok else NO_BASTRA
-            if kind == BASTRA:
-                v += bastra_points
-            elif kind == JACK_BASTRA:
-                v += jack_bastra_points
-            return v
-
-        def reply_risk(board_after: int) -> float:
-            if not replies_left or not unseen:
-                return 0.0
-            values = []
-            for card in iter_cards(unseen):
-                caps = captures(card, board_after)
-                values.append(
-                    max(value(card, c, board_after, reply_bastra) for c in caps) if caps else 0.0
-                )
-            values.sort(reverse=True)
-            total = len(values)
-            h = min(next_hand, total)
-            none = comb(total, h)
-            expected = 0.0
-            for j, v in enumerate(values, start=1):
-                if v <= 0:
-                    break
-                following = values[j] if j < total else 0.0
-                expected += (v - following) * (1 - comb(total - j, h) / none)
-            return expected
-
-        best, best_score = int(legal[0]), -np.inf
-        for action in legal:
-            card, slot = divmod(int(action), SLOTS_PER_CARD)
-            caps = captures(card, board)
-            if caps:
-                capture = caps[slot]
-                gain = value(card, capture, board, my_bastra)
-                after = board ^ capture
-                if card >> 2 == JACK and capture.bit_count() <= 2:
-                    gain -= self.jack_keep
-            else:
-                gain = 0.0
-                after = board | 1 << card
-                if card >> 2 == JACK:
-                    gain -= self.jack_keep
-            score = gain - reply_risk(after)
-            if score > best_score:
-                best, best_score = int(action), score
-        return best
+        estimates = play_estimates(
+            observation["observation"], legal, self.card_value, self.jack_keep
+        )
+        return int(legal[int(np.argmax(estimates[:, 0] - estimates[:, 1]))])
