@@ -290,7 +290,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 csv.writer(f).writerow(names)
 
     def evaluate_now() -> dict[str, float]:
-        policy = LearnedPolicy(_cpu_copy(model), name="learner")
+        # the network alone (no endgame search): the curves show what training changes
+        policy = LearnedPolicy(_cpu_copy(model), name="learner", endgame=False)
         found = {}
         for name in config.eval_opponents:
             opponent = make_policy(name, seed=config.seed)

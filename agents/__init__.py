@@ -8,11 +8,12 @@ BASELINES = {"random": RandomPolicy, "greedy": GreedyPolicy, "heuristic": Heuris
 """Built-in policies by name, as the command-line tools accept them."""
 
 
-def make_policy(spec: str, seed: int | None = None):
-    """A baseline name (``random``, ``greedy``, ``heuristic``) or a checkpoint path."""
+def make_policy(spec: str, seed: int | None = None, endgame: bool = True):
+    """A baseline name (``random``, ``greedy``, ``heuristic``) or a checkpoint path (``endgame``:
+    see ``LearnedPolicy``)."""
     if spec in BASELINES:
         return RandomPolicy(seed) if spec == "random" else BASELINES[spec]()
-    return load_policy(spec)
+    return load_policy(spec, endgame=endgame)
 
 
 __all__ = [

@@ -179,10 +179,17 @@ def bradley_terry(names: Sequence[str], results: Sequence[MatchResult], iteratio
     return {n: 1500 + 400 * math.log10(strength[index[n]]) for n in names}
 
 
-def round_robin(specs: Sequence[str], **match_kwargs: Any) -> tuple[list[MatchResult], dict]:
+def round_robin(
+    specs: Sequence[str], endgame: bool = True, **match_kwargs: Any
+) -> tuple[list[MatchResult], dict]:
+    """Every pair of ``specs`` (baseline names, checkpoint paths, ``X+Y`` team sides) meets once;
+    ``endgame=False`` plays checkpoints without the endgame search."""
     from . import make_policy
 
-    policies = {spec: _load_side(spec, make_policy) for spec in specs}
+    def make(spec: str, seed: int) -> Any:
+        return make_policy(spec, seed=seed, endgame=endgame)
+
+    policies = {spec: _load_side(spec, make) for spec in specs}
     results = []
     for i, a in enumerate(specs):
         for b in specs[i + 1 :]:
@@ -264,6 +271,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--target-score", type=int, default=100)
     parser.add_argument("--json", help="write the results here")
+    parser.add_argument(
+        "--no-endgame", action="store_true", help="checkpoints play without the endgame search"
+    )
     parser.add_argument("--curves", nargs="+", metavar="RUN_DIR", help="plot training curves")
     parser.add_argument("--out", help="PNG path for --curves")
     args = parser.parse_args(argv)
@@ -283,7 +293,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         target_score=args.target_score,
         progress=True,
     )
-    results, ratings = round_robin(args.policies, **kwargs)
+    results, ratings = round_robin(args.policies, endgame=not args.no_endgame, **kwargs)
     print()
     print(results_table(results, ratings if len(args.policies) > 2 else None))
     if args.json:

@@ -1,10 +1,12 @@
 """Per-action inputs for the network, derived from the observation alone.
 
 For each legal action the network sees what the play does: the card played, the board cards it
-takes and the board it leaves behind (three 52-card planes), plus the observation's own summary
-of the action (cards and points to the pile, bastra). Scoring each (state, action) pair with one
-shared function lets the network learn "what does this board leave my opponent" once for every
-card, instead of once per action slot.
+takes and the board it leaves behind (three 52-card planes), the observation's own summary of the
+action (cards and points to the pile, bastra), and the heuristic player's estimates of it
+(``agents.heuristic.play_estimates``: gain, expected best reply of the next player, best follow-up
+capture of my remaining cards; points-equivalents scaled by ``ESTIMATE_SCALE``). Scoring each
+(state, action) pair with one shared function lets the network learn "what does this board leave
+my opponent" once for every card, instead of once per action slot.
 """
 
 from __future__ import annotations
@@ -15,16 +17,21 @@ from bastra_env.captures import captures
 from bastra_env.cards import NUM_CARDS
 from bastra_env.env import NUM_ACTIONS, OFFSETS, SLOTS_PER_CARD
 
+from .heuristic import ESTIMATES, play_estimates
 from .policies import plane
 
 MAX_LEGAL = 4 * SLOTS_PER_CARD
 """At most 4 cards in hand, each with at most SLOTS_PER_CARD actions."""
 PAD_ACTION = NUM_ACTIONS
 """Index of padding rows: one past the last action."""
-ACTION_FEATURES = 3 * NUM_CARDS + 3
+ESTIMATE_SCALE = 0.1
+"""Estimates enter the network in tens of points."""
+_SUMMARIES = (OFFSETS["action_cards"], OFFSETS["action_points"], OFFSETS["action_bastra"])
+SUMMARY_FEATURES = len(_SUMMARIES) + len(ESTIMATES)
+"""The last features of each action: the observation's summary, then the heuristic estimates."""
+ACTION_FEATURES = 3 * NUM_CARDS + SUMMARY_FEATURES
 _PLANE_BITS = 3 * NUM_CARDS
 _PLANE_BYTES = (_PLANE_BITS + 7) // 8
-_SUMMARIES = (OFFSETS["action_cards"], OFFSETS["action_points"], OFFSETS["action_bastra"])
 
 
 def action_inputs(
@@ -55,4 +62,6 @@ def action_inputs(
     rows = len(legal)
     for i, piece in enumerate(_SUMMARIES):
         features[:rows, _PLANE_BITS + i] = observation[piece][legal]
+    estimates = play_estimates(observation, legal)
+    features[:rows, _PLANE_BITS + len(_SUMMARIES) :] = estimates * ESTIMATE_SCALE
     return actions, features

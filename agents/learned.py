@@ -8,19 +8,30 @@ from typing import Any
 import numpy as np
 import torch
 
+from .endgame import solve
 from .features import action_inputs
 from .network import PolicyValueNet, build_model, read_checkpoint
 from .policies import Observation, legal_actions
 
 
 class LearnedPolicy:
-    """Acts greedily (the most probable legal action) unless ``sample=True``."""
+    """Acts greedily (the most probable legal action) unless ``sample=True``.
+
+    With ``endgame=True`` (the default) and two players, once the deck is empty (no hidden cards
+    left) it plays the exact best move of ``agents.endgame`` instead, the network breaking ties;
+    ``endgame=False`` is the network alone."""
 
     def __init__(
-        self, model: PolicyValueNet, sample: bool = False, seed: int | None = None, name: str = ""
+        self,
+        model: PolicyValueNet,
+        sample: bool = False,
+        seed: int | None = None,
+        name: str = "",
+        endgame: bool = True,
     ) -> None:
         self.model = model.eval()
         self.sample = sample
+        self.endgame = endgame
         self.generator = torch.Generator().manual_seed(seed if seed is not None else 0)
         self.name = name or "learned"
 
@@ -37,10 +48,27 @@ class LearnedPolicy:
         if self.sample:
             probs = torch.softmax(logits[0], dim=-1)
             return int(torch.multinomial(probs, 1, generator=self.generator))
+        solved = solve(observation) if self.endgame else None
+        if solved:
+            return max(solved, key=lambda a: (solved[a], float(logits[0, a])))
         return int(torch.argmax(logits[0]))
 
 
-def load_policy(path: str | Path, sample: bool = False, seed: int | None = None) -> LearnedPolicy:
-    """The policy of a checkpoint (``final.pt``, a periodic one, or a pretrained model)."""
+def load_policy(
+    path: str | Path, sample: bool = False, seed: int | None = None, endgame: bool = True
+) -> LearnedPolicy:
+    """The policy of a checkpoint (``final.pt``, a periodic one, or a pretrained model), or of
+    an RLlib checkpoint directory (``agents.rllib``; needs ``ray[rllib]``)."""
+    if Path(path).is_dir():
+        try:
+            from .rllib import load_rllib_policy
+        except ImportError as error:
+            raise ImportError(
+                f"{path} is a directory, read as an RLlib checkpoint: that needs ray[rllib] "
+                '(pip install -e ".[rllib]")'
+            ) from error
+        return load_rllib_policy(path, sample=sample, seed=seed)
     payload = read_checkpoint(path)
-    return LearnedPolicy(build_model(payload), sample=sample, seed=seed, name=Path(path).stem)
+    return LearnedPolicy(
+        build_model(payload), sample=sample, seed=seed, name=Path(path).stem, endgame=endgame
+    )

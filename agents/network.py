@@ -4,9 +4,10 @@ The network scores (state, action) pairs. A trunk embeds the flat observation of
 ``bastra_env.env``; each legal action's inputs (``agents.features``: card played, cards taken,
 board left behind, the action's summary) are embedded by a second layer; one shared head turns
 the pair into a logit. So what the network learns about a board left to the opponent carries
-over to every card and capture that leaves it. The action's summary also enters the logit
-through a learned linear term, initialised so that an untrained network already prefers bigger
-captures (a soft greedy player); training moves on from there. The value comes from the trunk.
+over to every card and capture that leaves it. The action's summary features also enter the logit
+through a learned linear term, initialised to the heuristic player's score (gain minus the
+expected reply), so that an untrained network already plays like a soft heuristic player;
+training moves on from there. The value comes from the trunk.
 
 Logits are returned over the full ``Discrete(208)`` action space; actions that are not legal get
 a large negative logit, never ``-inf``, so softmax and entropy stay finite.
@@ -23,13 +24,18 @@ from torch import nn
 
 from bastra_env.env import NUM_ACTIONS, OBSERVATION_SIZE
 
-from .features import ACTION_FEATURES, PAD_ACTION
+from .features import ACTION_FEATURES, ESTIMATE_SCALE, PAD_ACTION, SUMMARY_FEATURES
 
 CHECKPOINT_FORMAT = "bastra-policy"
-CHECKPOINT_VERSION = 2
+CHECKPOINT_VERSION = 3
 MASKED_LOGIT = -1e9
-INITIAL_SUMMARY_WEIGHTS = [10.0, 13.0, 1.0]
-"""Logit per unit of the action summary at the start (cards/10, points/13, bastra)."""
+HEURISTIC_TEMPERATURE = 1 / 3
+"""At the start, logits are the heuristic score (points-equivalents) over this temperature."""
+INITIAL_SUMMARY_WEIGHTS = [0.0, 0.0, 0.0] + [
+    w / (ESTIMATE_SCALE * HEURISTIC_TEMPERATURE) for w in (1.0, -1.0, 0.0)
+]
+"""Logit per unit of the summary features (cards, points, bastra; gain, reply, follow-up)."""
+assert len(INITIAL_SUMMARY_WEIGHTS) == SUMMARY_FEATURES
 
 
 @dataclass(frozen=True)

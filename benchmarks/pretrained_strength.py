@@ -38,11 +38,14 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=500)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--json")
+    parser.add_argument(
+        "--no-endgame", action="store_true", help="the network alone, without the endgame search"
+    )
     args = parser.parse_args()
     torch.set_num_threads(1)  # one game at a time: batch-1 inference is fastest on one thread
     path = args.model or str(ROOT / MODELS[args.table])
-    learned = load_policy(path)
-    name = Path(path).stem
+    learned = load_policy(path, endgame=not args.no_endgame)
+    name = Path(path).stem + ("-network" if args.no_endgame else "")
     matches = [
         (name, learned, "random", RandomPolicy(args.seed)),
         (name, learned, "greedy", GreedyPolicy()),
