@@ -22,7 +22,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from bastra_env.env import NUM_ACTIONS, OBSERVATION_SIZE
+from bastra_env.env import ACTION_SUMMARIES, ACTION_SUMMARY, NUM_ACTIONS, OBSERVATION_SIZE
 
 from .features import ACTION_FEATURES, ESTIMATE_SCALE, PAD_ACTION, SUMMARY_FEATURES
 
@@ -36,6 +36,20 @@ INITIAL_SUMMARY_WEIGHTS = [0.0, 0.0, 0.0] + [
 ]
 """Logit per unit of the summary features (cards, points, bastra; gain, reply, follow-up)."""
 assert len(INITIAL_SUMMARY_WEIGHTS) == SUMMARY_FEATURES
+
+
+SUMMARY_GAIN = 20.0
+"""``tied_summary_logits`` scale: the summaries are fractions (cards / 10, points / 13), so their
+shared weights reach useful logits within a few hundred optimiser steps."""
+
+
+def tied_summary_logits(observation: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
+    """Flat observations ``[B, OBSERVATION_SIZE]`` -> ``[B, NUM_ACTIONS]`` logits
+    ``SUMMARY_GAIN * weights . summary[action]``: one weight per summary kind (cards, points,
+    bastra) shared by all actions, so what is learnt about one card carries over to every card.
+    Flat-head policies (the sb3 and RLlib integrations) add this to their logits."""
+    summaries = observation[:, ACTION_SUMMARY].reshape(-1, len(ACTION_SUMMARIES), NUM_ACTIONS)
+    return SUMMARY_GAIN * torch.einsum("bsa,s->ba", summaries, weights)
 
 
 @dataclass(frozen=True)

@@ -143,6 +143,10 @@ for _name, _size, _high, _meaning in OBSERVATION_LAYOUT:
     _start += _size
 OBSERVATION_SIZE = _start
 del _start, _name, _size, _high, _meaning
+ACTION_SUMMARIES = ("action_cards", "action_points", "action_bastra")
+"""The per-action pieces, last in the layout and one after the other: together the slice
+``ACTION_SUMMARY`` of ``len(ACTION_SUMMARIES)`` rows of ``NUM_ACTIONS``."""
+ACTION_SUMMARY = slice(OFFSETS[ACTION_SUMMARIES[0]].start, OFFSETS[ACTION_SUMMARIES[-1]].stop)
 
 # The card planes (hand, board, captured, unseen) sit first and are filled by one bit unpack.
 _BIT_PLANES_END = OFFSETS["unseen"].stop
