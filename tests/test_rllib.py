@@ -160,3 +160,16 @@ def test_masked_module_is_finite_and_legal():
     assert torch.isfinite(distribution.logp(torch.tensor([5, 100, 0]))).all()
     assert set(distribution.sample().tolist()[:2]) <= {5, 9, 100}
     assert torch.isfinite(module.compute_values(batch)).all()
+
+
+def test_rllib_and_train_py_checkpoints_meet_in_one_tournament(tiny_run, tmp_path):
+    from agents.evaluate import round_robin
+    from agents.network import NetworkConfig, PolicyValueNet, save_checkpoint
+
+    table, run = tiny_run
+    ours = tmp_path / "train_py.pt"
+    save_checkpoint(ours, PolicyValueNet(NetworkConfig(hidden=(16,))))
+    specs = [str(run.checkpoint_dir), str(ours), "random"]
+    results, ratings = round_robin(specs, table=table, deals=2, mode="round")
+    assert len(results) == 3 and set(ratings) == set(specs)
+    assert all(r.games == 4 for r in results)
