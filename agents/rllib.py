@@ -512,32 +512,19 @@ def _iteration_summary(result: dict[str, Any]) -> dict[str, Any]:
 
 
 def train_rllib(
-    table: str = "2p",
     iterations: int = 10,
-    num_env_runners: int = 1,
-    envs_per_runner: int = 4,
-    seed: int = 0,
     checkpoint_dir: str | Path = "runs/rllib",
-    snapshot_every: int = 10,
-    pool_size: int = 5,
-    self_play_prob: float = 0.5,
-    train_batch_size: int = 4096,
-    minibatch_size: int = 512,
-    num_epochs: int = 4,
-    lr: float = 3e-4,
-    entropy_coeff: float = 0.01,
-    hidden: Sequence[int] = (256, 256),
-    action_summaries: bool = True,
-    reward_scale: float = 0.05,
-    num_learners: int = 0,
     runtime_env: dict[str, Any] | None = None,
     torch_threads: int | None = 1,
     verbose: bool = True,
+    **settings: Any,
 ) -> RLlibRun:
-    """Self-play PPO on ``table`` for ``iterations`` ``algo.train()`` calls; saves the algorithm
-    to ``checkpoint_dir`` (``load_rllib_policy`` / ``agents.load_policy`` read it back).
+    """Self-play PPO for ``iterations`` ``algo.train()`` calls; saves the algorithm to
+    ``checkpoint_dir`` (``load_rllib_policy`` / ``agents.load_policy`` read it back).
 
-    ``train_batch_size`` counts env steps (plays of any seat, the frozen side's included).
+    ``settings``: any argument of ``build_config`` (``table``, ``num_env_runners``,
+    ``train_batch_size``, ...), with its defaults; ``train_batch_size`` counts env steps (plays of
+    any seat, the frozen side's included).
     Ray: see ``init_ray``; a Ray instance this call started is shut down at the end.
     ``torch_threads``: the driver's torch threads while training (it runs the local learner and,
     with ``num_env_runners=0``, the sampling; Ray gives each EnvRunner one). One thread avoids
@@ -547,24 +534,8 @@ def train_rllib(
     _positive("iterations", iterations)
     if torch_threads is not None:
         _positive("torch_threads", torch_threads)
-    config = build_config(
-        table=table,
-        num_env_runners=num_env_runners,
-        envs_per_runner=envs_per_runner,
-        seed=seed,
-        snapshot_every=snapshot_every,
-        pool_size=pool_size,
-        self_play_prob=self_play_prob,
-        train_batch_size=train_batch_size,
-        minibatch_size=minibatch_size,
-        num_epochs=num_epochs,
-        lr=lr,
-        entropy_coeff=entropy_coeff,
-        hidden=hidden,
-        action_summaries=action_summaries,
-        reward_scale=reward_scale,
-        num_learners=num_learners,
-    )
+    config = build_config(**settings)
+    table = config.env_config["table"]
     checkpoint_dir = Path(checkpoint_dir).resolve()
     import ray
 
