@@ -24,7 +24,7 @@ import numpy as np
 
 from bastra_env.captures import captures
 from bastra_env.cards import iter_cards, points
-from bastra_env.env import OFFSETS, SLOTS_PER_CARD
+from bastra_env.env import OFFSETS, SLOTS_PER_CARD, observed_scoring
 from bastra_env.game import BASTRA, JACK_BASTRA, PLAYS_PER_ROUND, bastra_kind
 
 from .policies import Observation, plane
@@ -55,13 +55,13 @@ def solve(
         return None  # the unseen cards are not all in hands: not the position searched here
     if seats == 4 and mine.bit_count() > max_team_cards:
         return None
-    rules = obs[OFFSETS["rules"]]
+    scoring = observed_scoring(obs)
     search = _Search(
         seats=seats,
-        bastra_points=round(float(rules[0]) * 10),
-        jack_bastra_points=round(float(rules[1]) * 50),
-        most_cards_points=round(float(rules[2]) * 3),
-        last_play_bastra=bool(rules[3] > 0.5),
+        bastra_points=round(scoring["bastra_points"]),
+        jack_bastra_points=round(scoring["jack_bastra_points"]),
+        most_cards_points=round(scoring["most_cards_points"]),
+        last_play_bastra=scoring["last_play_bastra"] > 0.5,
     )
     piles = obs[OFFSETS["captured"]].reshape(4, -1)[:seats].sum(axis=1)
     counts = (int(piles[0::2].sum()), int(piles[1::2].sum()))  # my side, the other side

@@ -19,7 +19,7 @@ import numpy as np
 
 from bastra_env.captures import captures
 from bastra_env.cards import JACK, iter_cards, points
-from bastra_env.env import OFFSETS, SLOTS_PER_CARD
+from bastra_env.env import OFFSETS, SLOTS_PER_CARD, observed_scoring
 from bastra_env.game import BASTRA, JACK_BASTRA, NO_BASTRA, PLAYS_PER_ROUND, bastra_kind
 
 from .policies import Observation, legal_actions, plane
@@ -48,9 +48,9 @@ def play_estimates(
     board = plane(obs, "board")
     unseen = plane(obs, "unseen")
     hand = plane(obs, "hand")
-    rules = obs[OFFSETS["rules"]]
-    bastra_points, jack_bastra_points = float(rules[0]) * 10, float(rules[1]) * 50
-    last_play_bastra = rules[3] > 0.5
+    scoring = observed_scoring(obs)
+    bastra_points, jack_bastra_points = scoring["bastra_points"], scoring["jack_bastra_points"]
+    last_play_bastra = scoring["last_play_bastra"] > 0.5
     plays = round(float(obs[OFFSETS["plays"]][0]) * PLAYS_PER_ROUND)
     next_hand = round(float(obs[OFFSETS["hand_sizes"]][1]) * 4)
     deck_left = round(float(obs[OFFSETS["deck_left"]][0]) * 44)

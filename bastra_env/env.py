@@ -594,16 +594,28 @@ def _observation_high() -> np.ndarray:
     return high
 
 
+SCORING_SCALES = {"bastra_points": 10, "jack_bastra_points": 50, "most_cards_points": 3}
+"""The "rules" piece holds each of these ``Rules`` fields over its scale (at most 10), then
+``last_play_bastra``."""
+
+
 def _constant_features(rules: Rules) -> list[float]:
     """The "table" and "rules" pieces: they depend on the rules alone."""
     table = [0.0] * 4
     table[3 if rules.teams else rules.num_players - 2] = 1.0
-    return table + [
-        min(rules.bastra_points / 10, 10.0),
-        min(rules.jack_bastra_points / 50, 10.0),
-        min(rules.most_cards_points / 3, 10.0),
-        float(rules.last_play_bastra),
-    ]
+    scoring = [min(getattr(rules, name) / scale, 10.0) for name, scale in SCORING_SCALES.items()]
+    return table + scoring + [float(rules.last_play_bastra)]
+
+
+def observed_scoring(observation: np.ndarray) -> dict[str, float]:
+    """The scoring rules a flat observation's "rules" piece gives: ``bastra_points``,
+    ``jack_bastra_points``, ``most_cards_points`` and ``last_play_bastra`` (1.0 or 0.0)."""
+    piece = observation[OFFSETS["rules"]]
+    found = {
+        name: float(piece[i]) * scale for i, (name, scale) in enumerate(SCORING_SCALES.items())
+    }
+    found["last_play_bastra"] = 1.0 if piece[len(SCORING_SCALES)] > 0.5 else 0.0
+    return found
 
 
 __all__ = ["NUM_ACTIONS", "OBSERVATION_LAYOUT", "OBSERVATION_SIZE", "OFFSETS", "env", "raw_env"]
