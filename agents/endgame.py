@@ -13,6 +13,10 @@ minimising.
   ``max_team_cards`` cards, which keeps each search small.
 
 It reads the observation only, never the env; the same observation gives the same answer.
+Limits: the observation does not say whether captures are chosen or automatic, so the search
+assumes ``capture="choose"`` (the default; with ``"auto"`` its values are those of a game with
+choice); it declines when a scoring rule is beyond what the observation encodes (over 10 times
+its scale, where the "rules" piece is capped).
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import numpy as np
 
 from bastra_env.captures import captures
 from bastra_env.cards import iter_cards, points
-from bastra_env.env import OFFSETS, SLOTS_PER_CARD, observed_scoring
+from bastra_env.env import OBSERVED_CAP, OFFSETS, SLOTS_PER_CARD, observed_scoring
 from bastra_env.game import BASTRA, JACK_BASTRA, PLAYS_PER_ROUND, bastra_kind
 
 from .policies import Observation, plane
@@ -56,6 +60,8 @@ def solve(
     if seats == 4 and mine.bit_count() > max_team_cards:
         return None
     scoring = observed_scoring(obs)
+    if max(obs[OFFSETS["rules"]]) >= OBSERVED_CAP:
+        return None  # a scoring rule too large for the observation to tell
     search = _Search(
         seats=seats,
         bastra_points=round(scoring["bastra_points"]),
@@ -171,6 +177,6 @@ class _Search:
         options = (
             self.after_play(hands, mover, card, capture, board, last, counts, plays)
             for card in iter_cards(hands[mover])
-            for capture in captures(card, board) or (0,)
+            for capture in captures(card, board)[:SLOTS_PER_CARD] or (0,)
         )
         return max(options) if mover % 2 == 0 else min(options)

@@ -15,7 +15,7 @@ import numpy as np
 
 from bastra_env.captures import captures
 from bastra_env.cards import NUM_CARDS
-from bastra_env.env import NUM_ACTIONS, OFFSETS, SLOTS_PER_CARD
+from bastra_env.env import ACTION_SUMMARIES, NUM_ACTIONS, OFFSETS, SLOTS_PER_CARD
 
 from .heuristic import ESTIMATES, play_estimates
 from .policies import plane
@@ -26,7 +26,7 @@ PAD_ACTION = NUM_ACTIONS
 """Index of padding rows: one past the last action."""
 ESTIMATE_SCALE = 0.1
 """Estimates enter the network in tens of points."""
-_SUMMARIES = (OFFSETS["action_cards"], OFFSETS["action_points"], OFFSETS["action_bastra"])
+_SUMMARIES = tuple(OFFSETS[name] for name in ACTION_SUMMARIES)
 SUMMARY_FEATURES = len(_SUMMARIES) + len(ESTIMATES)
 """The last features of each action: the observation's summary, then the heuristic estimates."""
 ACTION_FEATURES = 3 * NUM_CARDS + SUMMARY_FEATURES

@@ -17,9 +17,10 @@ from .policies import Observation, legal_actions
 class LearnedPolicy:
     """Acts greedily (the most probable legal action) unless ``sample=True``.
 
-    With ``endgame=True`` (the default) and two players, once the deck is empty (no hidden cards
-    left) it plays the exact best move of ``agents.endgame`` instead, the network breaking ties;
-    ``endgame=False`` is the network alone."""
+    With ``endgame=True`` (the default), where ``agents.endgame.solve`` applies (the deck is
+    empty: two players, or the team game with at most two cards in hand) it plays the search's
+    best move instead, the network breaking ties; ``endgame=False`` is the network alone. A
+    sampling policy (``sample=True``, as in training) never searches."""
 
     def __init__(
         self,

@@ -595,21 +595,23 @@ def _observation_high() -> np.ndarray:
 
 
 SCORING_SCALES = {"bastra_points": 10, "jack_bastra_points": 50, "most_cards_points": 3}
-"""The "rules" piece holds each of these ``Rules`` fields over its scale (at most 10), then
-``last_play_bastra``."""
+"""The "rules" piece holds each of these ``Rules`` fields over its scale (capped at
+``OBSERVED_CAP``), then ``last_play_bastra``."""
+OBSERVED_CAP = 10.0
 
 
 def _constant_features(rules: Rules) -> list[float]:
     """The "table" and "rules" pieces: they depend on the rules alone."""
     table = [0.0] * 4
     table[3 if rules.teams else rules.num_players - 2] = 1.0
-    scoring = [min(getattr(rules, name) / scale, 10.0) for name, scale in SCORING_SCALES.items()]
+    scoring = [min(getattr(rules, n) / s, OBSERVED_CAP) for n, s in SCORING_SCALES.items()]
     return table + scoring + [float(rules.last_play_bastra)]
 
 
 def observed_scoring(observation: np.ndarray) -> dict[str, float]:
     """The scoring rules a flat observation's "rules" piece gives: ``bastra_points``,
-    ``jack_bastra_points``, ``most_cards_points`` and ``last_play_bastra`` (1.0 or 0.0)."""
+    ``jack_bastra_points``, ``most_cards_points`` and ``last_play_bastra`` (1.0 or 0.0). A value
+    at ``OBSERVED_CAP`` times its scale may stand for a larger one."""
     piece = observation[OFFSETS["rules"]]
     found = {
         name: float(piece[i]) * scale for i, (name, scale) in enumerate(SCORING_SCALES.items())

@@ -90,3 +90,10 @@ def test_learned_policy_plays_the_search_move_in_the_endgame_unless_told_not_to(
         assert values[chosen] == max(values.values())
         differed += chosen != network_only.act(seen)
     assert differed > 0  # an untrained network does not play the endgame perfectly
+
+
+def test_no_search_when_a_scoring_rule_is_beyond_what_the_observation_tells():
+    env = bastra_env.raw_env(num_players=2, max_rounds=1, bastra_points=150)  # encoded capped
+    env.reset(seed=0)
+    play_to_last_deal(env, HeuristicPolicy())
+    assert solve(env.observe(env.agent_selection)) is None
