@@ -46,6 +46,7 @@ Pieces, all built on RLlib's public classes:
 from __future__ import annotations
 
 import functools
+import inspect
 import os
 import random
 import time
@@ -405,9 +406,9 @@ def _positive(name: str, value: Any, minimum: int = 1) -> int:
 def build_config(
     table: str = "2p",
     num_env_runners: int = 1,
-    envs_per_runner: int = 4,
+    envs_per_runner: int = 8,
     seed: int = 0,
-    snapshot_every: int = 10,
+    snapshot_every: int = 5,
     pool_size: int = 5,
     self_play_prob: float = 0.5,
     train_batch_size: int = 4096,
@@ -495,6 +496,13 @@ def build_config(
         )
         .debugging(seed=seed)
     )
+
+
+CONFIG_DEFAULTS: dict[str, Any] = {
+    name: parameter.default
+    for name, parameter in inspect.signature(build_config).parameters.items()
+}
+"""``build_config``'s defaults by name (the command-line tools take theirs from here)."""
 
 
 def _iteration_summary(result: dict[str, Any]) -> dict[str, Any]:

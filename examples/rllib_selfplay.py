@@ -19,22 +19,27 @@ import torch
 
 from agents import load_policy, make_policy
 from agents.evaluate import duplicate_match
+from agents.rllib import CONFIG_DEFAULTS as DEFAULTS
 from agents.rllib import TABLES, cluster_runtime_env, train_rllib
 
 
 def main(argv: list[str] | None = None) -> float:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--table", choices=list(TABLES), default="2p")
+    parser.add_argument("--table", choices=list(TABLES), default=DEFAULTS["table"])
     parser.add_argument("--iterations", type=int, default=20, help="algo.train() calls")
-    parser.add_argument("--num-env-runners", type=int, default=1, help="0: sample in the driver")
-    parser.add_argument("--envs-per-runner", type=int, default=8)
+    parser.add_argument(
+        "--num-env-runners", type=int, default=DEFAULTS["num_env_runners"], help="0: in the driver"
+    )
+    parser.add_argument("--envs-per-runner", type=int, default=DEFAULTS["envs_per_runner"])
     parser.add_argument("--checkpoint-dir", default="runs/rllib")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--train-batch-size", type=int, default=4096, help="env steps per update")
-    parser.add_argument("--minibatch-size", type=int, default=512)
-    parser.add_argument("--num-epochs", type=int, default=4)
-    parser.add_argument("--snapshot-every", type=int, default=5, help="iterations per snapshot")
-    parser.add_argument("--pool-size", type=int, default=5, help="frozen snapshots kept")
+    parser.add_argument("--seed", type=int, default=DEFAULTS["seed"])
+    parser.add_argument(
+        "--train-batch-size", type=int, default=DEFAULTS["train_batch_size"], help="env steps"
+    )
+    parser.add_argument("--minibatch-size", type=int, default=DEFAULTS["minibatch_size"])
+    parser.add_argument("--num-epochs", type=int, default=DEFAULTS["num_epochs"])
+    parser.add_argument("--snapshot-every", type=int, default=DEFAULTS["snapshot_every"])
+    parser.add_argument("--pool-size", type=int, default=DEFAULTS["pool_size"])
     parser.add_argument("--deals", type=int, default=100, help="evaluation deals (x2 games)")
     parser.add_argument("--torch-threads", type=int, default=1, help="the driver's, for learning")
     parser.add_argument(
