@@ -597,7 +597,7 @@ def _observation_high() -> np.ndarray:
 SCORING_SCALES = {"bastra_points": 10, "jack_bastra_points": 50, "most_cards_points": 3}
 """The "rules" piece holds each of these ``Rules`` fields over its scale (capped at
 ``OBSERVED_CAP``), then ``last_play_bastra``."""
-OBSERVED_CAP = 10.0
+OBSERVED_CAP = next(high for name, _, high, _ in OBSERVATION_LAYOUT if name == "rules")
 
 
 def _constant_features(rules: Rules) -> list[float]:
