@@ -28,8 +28,8 @@ import numpy as np
 
 from bastra_env.captures import captures
 from bastra_env.cards import iter_cards, points
-from bastra_env.env import OBSERVED_CAP, OFFSETS, SLOTS_PER_CARD, observed_scoring
 from bastra_env.game import BASTRA, JACK_BASTRA, PLAYS_PER_ROUND, bastra_kind
+from bastra_env.layout import OBSERVED_CAP, OFFSETS, SLOTS_PER_CARD, observed_scoring
 
 from .policies import Observation, plane
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from bastra_env.captures import captures
 from bastra_env.cards import NUM_CARDS
-from bastra_env.env import ACTION_SUMMARIES, NUM_ACTIONS, OFFSETS, SLOTS_PER_CARD
+from bastra_env.layout import ACTION_SUMMARIES, NUM_ACTIONS, OFFSETS, SLOTS_PER_CARD
 
 from .heuristic import ESTIMATES, play_estimates
 from .policies import plane

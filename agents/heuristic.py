@@ -19,8 +19,8 @@ import numpy as np
 
 from bastra_env.captures import captures
 from bastra_env.cards import JACK, iter_cards, points
-from bastra_env.env import OFFSETS, SLOTS_PER_CARD, observed_scoring
 from bastra_env.game import BASTRA, JACK_BASTRA, NO_BASTRA, PLAYS_PER_ROUND, bastra_kind
+from bastra_env.layout import OFFSETS, SLOTS_PER_CARD, observed_scoring
 
 from .policies import Observation, legal_actions, plane
 

@@ -22,7 +22,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from bastra_env.env import ACTION_SUMMARIES, ACTION_SUMMARY, NUM_ACTIONS, OBSERVATION_SIZE
+from bastra_env.layout import ACTION_SUMMARIES, ACTION_SUMMARY, NUM_ACTIONS, OBSERVATION_SIZE
 
 from .features import ACTION_FEATURES, ESTIMATE_SCALE, PAD_ACTION, SUMMARY_FEATURES
 

@@ -18,7 +18,7 @@ import torch
 import bastra_env
 from bastra_env import parse_card
 from bastra_env.cards import points, pretty
-from bastra_env.env import OFFSETS
+from bastra_env.layout import OFFSETS
 from bastra_env.render import render_text
 
 from . import make_policy

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from bastra_env.cards import CARD_POINTS, FULL_DECK, JACK
-from bastra_env.env import OFFSETS, SLOTS_PER_CARD
+from bastra_env.layout import OFFSETS, SLOTS_PER_CARD
 
 Observation = dict[str, np.ndarray]
 

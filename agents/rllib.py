@@ -75,7 +75,7 @@ from ray.tune.registry import register_env
 from torch import nn
 
 import bastra_env
-from bastra_env.env import ACTION_SUMMARIES, OBSERVATION_SIZE
+from bastra_env.layout import ACTION_SUMMARIES, OBSERVATION_SIZE
 
 from .evaluate import TABLES
 from .network import MASKED_LOGIT, tied_summary_logits

@@ -1,15 +1,14 @@
-"""Which board cards a played card takes (RULES.md R8-R10), as cached mask arithmetic.
+"""Which board cards a played card takes (RULES.md R8-R10), from Python.
 
-A capture is a union of pairwise disjoint *groups* that leaves no further group behind (R9):
-- pairing: one board card of the played card's rank;
-- combining (numeric cards only): two or more numeric board cards whose values sum to the played
-  card's value.
+The enumeration itself is the compiled kernel ``bastra_env.kernels.card_captures``; this module
+gives it a Python face with a cache. A capture is a union of pairwise disjoint *groups* that
+leaves no further group behind (R9): pairing (one board card of the played card's rank) and
+combining (two or more numeric board cards whose values sum to the played card's value).
 
-Two facts keep this small. Every board card of the played rank is a one-card group that no combining
-group can use (a combining group's cards are all below the played value), so maximality forces a
-capture to take them all. And a combining group of value ``v`` only ever uses numeric cards of value
-``< v``. So the captures of a numeric card depend on ``board & RELEVANT[rank]`` alone, which is the
-cache key: a repeated board costs one dict lookup.
+Every board card of the played rank is a one-card group that no combining group can use, so
+maximality forces a capture to take them all; and a combining group of value ``v`` only uses
+numeric cards of value ``< v``. So the captures of a card depend on ``board & RELEVANT[rank]``
+alone, which is the cache key: a repeated board costs one dict lookup.
 """
 
 from __future__ import annotations
@@ -26,6 +25,7 @@ from .cards import (
     parse_cards,
     points,
 )
+from .kernels import all_captures
 from .rules import Rules
 
 BELOW: tuple[Mask, ...] = tuple(sum(RANK_MASKS[:r]) if r < JACK else 0 for r in range(13))
@@ -48,55 +48,6 @@ def canonical_key(mask: Mask) -> tuple[int, int, int]:
     return (-mask.bit_count(), -points(mask), mask)
 
 
-def combining_groups(value: int, cards: list[Card]) -> list[Mask]:
-    """Every set of two or more of ``cards`` (all numeric) whose values sum to ``value``."""
-    values = [(c >> 2) + 1 for c in cards]
-    groups: list[Mask] = []
-
-    def extend(i: int, total: int, mask: Mask, size: int) -> None:
-        if total == value:
-            if size >= 2:
-                groups.append(mask)
-            return
-        for j in range(i, len(cards)):
-            t = total + values[j]
-            if t <= value:
-                extend(j + 1, t, mask | (1 << cards[j]), size + 1)
-
-    extend(0, 0, 0, 0)
-    return groups
-
-
-def maximal_unions(groups: list[Mask]) -> list[Mask]:
-    """Unions of pairwise disjoint groups after which no group fits in what is left (R9)."""
-    found: set[Mask] = set()
-
-    def extend(start: int, used: Mask) -> None:
-        grew = False
-        for i in range(start, len(groups)):
-            g = groups[i]
-            if not g & used:
-                grew = True
-                extend(i + 1, used | g)
-        if not grew and all(g & used for g in groups):
-            found.add(used)
-
-    extend(0, 0)
-    found.discard(0)
-    return sorted(found, key=canonical_key)
-
-
-def _compute(rank: int, board: Mask) -> tuple[Mask, ...]:
-    if rank == JACK:  # R10: a jack takes everything; onto an empty board it trails
-        return (board,) if board else ()
-    pair = board & RANK_MASKS[rank]
-    low = [c for c in iter_cards(board & BELOW[rank])]
-    unions = maximal_unions(combining_groups(rank + 1, low)) if len(low) >= 2 else []
-    if unions:
-        return tuple(pair | u for u in unions)
-    return (pair,) if pair else ()
-
-
 def captures(card: Card, board: Mask) -> tuple[Mask, ...]:
     """Every legal capture (R8-R10) of ``card`` played onto ``board``, in canonical order.
 
@@ -113,7 +64,7 @@ def fill_cache(rank: int, key: Mask) -> tuple[Mask, ...]:
     cache = CACHE[rank]
     if len(cache) >= CACHE_LIMIT:
         cache.clear()
-    found = cache[key] = _compute(rank, key)
+    found = cache[key] = tuple(all_captures(4 * rank, key).tolist())
     return found
 
 

@@ -79,7 +79,6 @@ options={"deck": [52 card names, top first]})` deals round 1 from that deck.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
@@ -89,75 +88,20 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .cards import (
-    FULL_DECK,
-    NUM_CARDS,
-    Mask,
-    card_name,
-    iter_cards,
-    parse_card,
-    parse_deck,
-    points,
+from . import kernels as K
+from .cards import Mask, card_name, iter_cards, parse_card, parse_deck
+from .game import Game, Move, RoundResult
+from .layout import (
+    NUM_ACTIONS,
+    OBSERVATION_LAYOUT,
+    OBSERVATION_SIZE,
+    OFFSETS,
+    REWARD_MODES,
+    SLOTS_PER_CARD,
+    observation_high,
 )
-from .game import PLAYS_PER_ROUND, Game, Move, RoundResult, bastra_kind
 from .render import render_image, render_text
 from .rules import FIELD_NAMES, Rules
-
-SLOTS_PER_CARD = 4
-"""Capture alternatives kept per card (the biggest, in canonical order)."""
-NUM_ACTIONS = NUM_CARDS * SLOTS_PER_CARD
-REWARD_MODES = ("win", "points")
-MAX_SEATS = 4
-
-# One row per observation piece: (name, size, high, meaning). The offsets, the space and the
-# module docstring all come from this table.
-OBSERVATION_LAYOUT: tuple[tuple[str, int, float, str], ...] = (
-    ("hand", NUM_CARDS, 1.0, "cards in my hand"),
-    ("board", NUM_CARDS, 1.0, "cards on the board"),
-    ("captured", MAX_SEATS * NUM_CARDS, 1.0, "cards each seat captured this round (4 planes)"),
-    ("unseen", NUM_CARDS, 1.0, "cards in no place I can see: other hands and the deck"),
-    ("scores", MAX_SEATS, 4.0, "each seat's side score / target score (at most 4)"),
-    ("target", 1, 10.0, "target score / 100 (at most 10)"),
-    ("round", 1, 10.0, "round number / 10 (at most 10)"),
-    ("plays", 1, 1.0, "plays made this round / 48"),
-    ("deck_left", 1, 1.0, "cards still to be dealt / 44"),
-    ("hand_sizes", MAX_SEATS, 1.0, "cards in each seat's hand / 4"),
-    ("bastras", MAX_SEATS, 12.0, "bastras (both kinds) each seat made this round / 4"),
-    ("last_capturer", MAX_SEATS + 1, 1.0, "one-hot: who captured last this round (last: nobody)"),
-    ("dealer", MAX_SEATS, 1.0, "one-hot: the dealer"),
-    ("table", 4, 1.0, "one-hot: 2 players, 3 players, 4 players, 4 players in teams"),
-    (
-        "rules",
-        4,
-        10.0,
-        "bastra/10, jack bastra/50, most cards/3 (each at most 10), last-play bastra",
-    ),
-    ("action_cards", NUM_ACTIONS, 5.2, "per action: cards it moves to my pile / 10"),
-    ("action_points", NUM_ACTIONS, 1.0, "per action: card points it moves to my pile / 13"),
-    ("action_bastra", NUM_ACTIONS, 1.0, "per action: 1 if it scores a bastra"),
-)
-OFFSETS: dict[str, slice] = {}
-_start = 0
-for _name, _size, _high, _meaning in OBSERVATION_LAYOUT:
-    OFFSETS[_name] = slice(_start, _start + _size)
-    _start += _size
-OBSERVATION_SIZE = _start
-del _start, _name, _size, _high, _meaning
-ACTION_SUMMARIES = ("action_cards", "action_points", "action_bastra")
-"""The per-action pieces, last in the layout and one after the other: together the slice
-``ACTION_SUMMARY`` of ``len(ACTION_SUMMARIES)`` rows of ``NUM_ACTIONS``."""
-ACTION_SUMMARY = slice(OFFSETS[ACTION_SUMMARIES[0]].start, OFFSETS[ACTION_SUMMARIES[-1]].stop)
-
-# The card planes (hand, board, captured, unseen) sit first and are filled by one bit unpack.
-_BIT_PLANES_END = OFFSETS["unseen"].stop
-_BIT_BYTES = (_BIT_PLANES_END + 7) // 8
-_CAPTURED_AT = OFFSETS["captured"].start
-_UNSEEN_AT = OFFSETS["unseen"].start
-_SCALARS_AT = OFFSETS["scores"].start  # "scores" .. "rules" are written as one list
-_SCALARS_END = OFFSETS["rules"].stop
-_ACTION_CARDS_AT = OFFSETS["action_cards"].start
-_ACTION_POINTS_AT = OFFSETS["action_points"].start
-_ACTION_BASTRA_AT = OFFSETS["action_bastra"].start
 
 __doc__ = __doc__.replace(
     "{layout_rows}",
@@ -165,11 +109,6 @@ __doc__ = __doc__.replace(
         f"| `{name}` | {size} | {meaning} |" for name, size, _, meaning in OBSERVATION_LAYOUT
     ),
 )
-
-
-def _relative_slots(n: int) -> tuple[int, ...]:
-    """Seat offset (0 = me, 1 = left, ...) -> observation slot (me, left, opposite, right)."""
-    return {2: (0, 1), 3: (0, 1, 3), 4: (0, 1, 2, 3)}[n]
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -272,6 +211,7 @@ class raw_env(AECEnv):
             )
         self.rules = rules
         self.reward_mode = reward
+        self._reward_code = REWARD_MODES.index(reward)
         self.render_mode = render_mode
         self.reveal_hands = reveal_hands
         n = rules.num_players
@@ -280,7 +220,7 @@ class raw_env(AECEnv):
         self._observation_space = spaces.Dict(
             {
                 "observation": spaces.Box(
-                    low=0.0, high=_observation_high(), shape=(OBSERVATION_SIZE,), dtype=np.float32
+                    low=0.0, high=observation_high(), shape=(OBSERVATION_SIZE,), dtype=np.float32
                 ),
                 "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
             }
@@ -288,8 +228,7 @@ class raw_env(AECEnv):
         self._action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_spaces = {a: self._observation_space for a in self.possible_agents}
         self.action_spaces = {a: self._action_space for a in self.possible_agents}
-        self._slots = _relative_slots(n)
-        self._constant = _constant_features(rules)
+        self._work = K.capture_work()
         self.game: Game | None = None
         self._move_cache: dict[int, Move] | None = None
         self._rewarded = False
@@ -311,7 +250,9 @@ class raw_env(AECEnv):
             deck = parse_deck(options["deck"])  # raises before anything changes
         if seed is not None:
             self.np_random, _ = seeding.np_random(seed)
-        game_seed = int(self.np_random.integers(0, 2**63 - 1))
+            game_seed = int(seed)  # the seeding rule the vector env shares: game seed = seed
+        else:
+            game_seed = int(self.np_random.integers(0, 2**63 - 1))
         self.game = Game(self.rules, seed=game_seed, deck=deck)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
@@ -354,14 +295,10 @@ class raw_env(AECEnv):
         info = self._round_info(result)
         for a in self.agents:
             self.infos[a] = {"round_result": info}
-        rewards = dict.fromkeys(self.agents, 0.0)
-        if self.reward_mode == "points":
-            for a, value in zip(self.agents, self._round_rewards(result), strict=True):
-                rewards[a] = value
+        values = np.zeros(self.rules.num_players)
+        K.step_rewards(game.state, game.rules_row, self._reward_code, values)
+        rewards = dict(zip(self.agents, values.tolist(), strict=True))
         if game.done:
-            if self.reward_mode == "win" and game.winner is not None:
-                for i, a in enumerate(self.agents):
-                    rewards[a] = 1.0 if self.rules.side_of(i) == game.winner else -1.0
             self.terminations = dict.fromkeys(self.agents, True)
             seat = self.agent_name_mapping[agent]
             self.agent_selection = self.agents[(seat + 1) % len(self.agents)]
@@ -370,15 +307,6 @@ class raw_env(AECEnv):
         self.rewards = rewards
         self._rewarded = True
         self._accumulate_rewards()
-
-    def _round_rewards(self, result: RoundResult) -> list[float]:
-        sides = self.rules.num_sides
-        total = result.total
-        mean_others = [(sum(total) - total[s]) / (sides - 1) for s in range(sides)]
-        return [
-            float(total[self.rules.side_of(i)] - mean_others[self.rules.side_of(i)])
-            for i in range(self.rules.num_players)
-        ]
 
     def _round_info(self, result: RoundResult) -> dict[str, Any]:
         side = self.rules.side_of
@@ -406,76 +334,24 @@ class raw_env(AECEnv):
         return {"observation": observation, "action_mask": action_mask}
 
     def _encode(self, game: Game, seat: int) -> tuple[np.ndarray, np.ndarray]:
-        """The observation and mask of one seat. On the hot path of every step: one bit unpack
-        for the card planes, one list write for the scalars, a few writes per legal action."""
-        rules = game.rules
-        n = rules.num_players
-        slots = self._slots
-        obs = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        hand = game.hands[seat]
-        seen = hand | game.board
-        bits = hand | game.board << NUM_CARDS
-        # scalar block, in layout order from "scores" to "dealer"; the rest is constant
-        scores = [0.0] * MAX_SEATS
-        hand_sizes = [0.0] * MAX_SEATS
-        bastras = [0.0] * MAX_SEATS
-        last_capturer = [0.0] * (MAX_SEATS + 1)
-        dealer = [0.0] * MAX_SEATS
-        target = rules.target_score
-        for offset in range(n):
-            other = (seat + offset) % n
-            slot = slots[offset]
-            pile = game.captured[other]
-            seen |= pile
-            bits |= pile << (_CAPTURED_AT + NUM_CARDS * slot)
-            scores[slot] = min(game.scores[rules.side_of(other)] / target, 4.0)
-            hand_sizes[slot] = game.hands[other].bit_count() / 4
-            bastras[slot] = (game.bastras[other] + game.jack_bastras[other]) / 4
-        bits |= (FULL_DECK & ~seen) << _UNSEEN_AT
-        obs[:_BIT_PLANES_END] = np.unpackbits(
-            np.frombuffer(bits.to_bytes(_BIT_BYTES, "little"), dtype=np.uint8),
-            count=_BIT_PLANES_END,
-            bitorder="little",
-        )
-        last = game.last_capturer
-        last_capturer[slots[(last - seat) % n] if last >= 0 else MAX_SEATS] = 1.0
-        dealer[slots[(game.dealer - seat) % n]] = 1.0
-        obs[_SCALARS_AT:_SCALARS_END] = (
-            scores
-            + [min(target / 100, 10.0), min(game.round / 10, 10.0), game.plays / PLAYS_PER_ROUND]
-            + [(len(game.deck) - game.deck_pos) / 44]
-            + hand_sizes
-            + bastras
-            + last_capturer
-            + dealer
-            + self._constant
-        )
-        if seat == game.current and not game.done:
-            board = game.board
-            scores_bastra = game.plays < PLAYS_PER_ROUND - 1 or rules.last_play_bastra
-            for action, (card, capture) in self._moves().items():
-                mask[action] = 1
-                if capture:
-                    obs[_ACTION_CARDS_AT + action] = (capture.bit_count() + 1) / 10
-                    obs[_ACTION_POINTS_AT + action] = points(capture | 1 << card) / 13
-                    if scores_bastra and bastra_kind(card, capture, board):
-                        obs[_ACTION_BASTRA_AT + action] = 1.0
+        """The observation and mask of one seat: one compiled call (``kernels.encode``)."""
+        self._moves()  # the legal moves in the state are current
+        obs = np.empty(OBSERVATION_SIZE, dtype=np.float32)
+        mask = np.empty(NUM_ACTIONS, dtype=np.int8)
+        K.encode(game.state, game.rules_row, seat, obs, mask)
         return obs, mask
 
     def _moves(self) -> dict[int, Move]:
         """Legal actions of the agent to move -> engine moves (cached until the next step)."""
         if self._move_cache is None:
             game = self._require_game()
-            moves: dict[int, Move] = {}
-            slot = 0
-            previous = -1
-            for card, capture in game.legal_moves():
-                slot = slot + 1 if card == previous else 0
-                previous = card
-                if slot < SLOTS_PER_CARD:
-                    moves[card * SLOTS_PER_CARD + slot] = (card, capture)
-            self._move_cache = moves
+            state = game.state
+            count = K.legal_slots(state, game.rules_row, self._work)
+            actions = state[K.MOVE_ACTIONS : K.MOVE_ACTIONS + count].tolist()
+            captures = state[K.MOVE_CAPTURES : K.MOVE_CAPTURES + count].tolist()
+            self._move_cache = {
+                a: (a // SLOTS_PER_CARD, c) for a, c in zip(actions, captures, strict=True)
+            }
         return self._move_cache
 
     # --------------------------------------------------------------------------- codec
@@ -584,40 +460,6 @@ def _as_action(action: Any) -> int:
     if isinstance(action, (int, np.integer)):
         return int(action)
     raise TypeError(f"an action is an int, got {type(action).__name__} {action!r}")
-
-
-@functools.cache
-def _observation_high() -> np.ndarray:
-    high = np.empty(OBSERVATION_SIZE, dtype=np.float32)
-    for name, _size, value, _meaning in OBSERVATION_LAYOUT:
-        high[OFFSETS[name]] = value
-    return high
-
-
-SCORING_SCALES = {"bastra_points": 10, "jack_bastra_points": 50, "most_cards_points": 3}
-"""The "rules" piece holds each of these ``Rules`` fields over its scale (capped at
-``OBSERVED_CAP``), then ``last_play_bastra``."""
-OBSERVED_CAP = next(high for name, _, high, _ in OBSERVATION_LAYOUT if name == "rules")
-
-
-def _constant_features(rules: Rules) -> list[float]:
-    """The "table" and "rules" pieces: they depend on the rules alone."""
-    table = [0.0] * 4
-    table[3 if rules.teams else rules.num_players - 2] = 1.0
-    scoring = [min(getattr(rules, n) / s, OBSERVED_CAP) for n, s in SCORING_SCALES.items()]
-    return table + scoring + [float(rules.last_play_bastra)]
-
-
-def observed_scoring(observation: np.ndarray) -> dict[str, float]:
-    """The scoring rules a flat observation's "rules" piece gives: ``bastra_points``,
-    ``jack_bastra_points``, ``most_cards_points`` and ``last_play_bastra`` (1.0 or 0.0). A value
-    at ``OBSERVED_CAP`` times its scale may stand for a larger one."""
-    piece = observation[OFFSETS["rules"]]
-    found = {
-        name: float(piece[i]) * scale for i, (name, scale) in enumerate(SCORING_SCALES.items())
-    }
-    found["last_play_bastra"] = 1.0 if piece[len(SCORING_SCALES)] > 0.5 else 0.0
-    return found
 
 
 __all__ = ["NUM_ACTIONS", "OBSERVATION_LAYOUT", "OBSERVATION_SIZE", "OFFSETS", "env", "raw_env"]

@@ -1,64 +1,59 @@
 """A whole game of Bastra: deal, play, score, game end (RULES.md R3-R17).
 
-:class:`Game` is the engine. It is a small mutable state with ``__slots__`` that is cheap to
-:meth:`~Game.copy` (a search agent copies, plays ahead, and throws the copy away), and it knows
-nothing of any RL library. A move is a ``(card, capture)`` pair of ints: the card played and the
-mask of board cards it takes, ``0`` for a trail.
+:class:`Game` is the engine's Python face. Its state is one ``int64`` row of
+``bastra_env.kernels`` (the compiled rules), so a play, a deal and a round's scoring each run as
+one compiled call, and :meth:`~Game.copy` is one array copy (a search agent copies, plays ahead,
+and throws the copy away). It knows nothing of any RL library. A move is a ``(card, capture)``
+pair of ints: the card played and the mask of board cards it takes, ``0`` for a trail.
 
-State layout (seats are ``0..n-1`` in play order; a side is a seat, or ``seat % 2`` with teams):
+State, read (and for tests and tools, written) through attributes (seats are ``0..n-1`` in play
+order; a side is a seat, or ``seat % 2`` with teams):
 
 ====================  ==========================================================================
 ``rules``             the :class:`~bastra_env.rules.Rules` in force
-``seed``              int; round ``k``'s deck is shuffled by ``random.Random(f"{seed}/{k}")``
+``seed``              int; round ``k``'s deck is ``kernels.shuffled_deck(seed, k)``
 ``round``             1-based number of the round being played
 ``dealer``            seat that dealt this round (round 1: the last seat, R4)
 ``current``           seat to move, ``-1`` once the game is over
-``hands``             list of masks, one per seat
+``hands``             one mask per seat (a list-like view of the state)
 ``board``             mask of the cards on the board
 ``deck``, ``deck_pos`` tuple of this round's deck, top first; the cards from ``deck_pos`` on are
                       still to be dealt (board jacks went to the end of it, R5)
-``captured``          list of masks: each seat's pile this round
-``bastras``           list: each seat's bastras (R12, non-jack) this round
-``jack_bastras``      list: each seat's jack-on-lone-jack bastras this round
+``captured``          one mask per seat: each seat's pile this round
+``bastras``           each seat's bastras (R12, non-jack) this round
+``jack_bastras``      each seat's jack-on-lone-jack bastras this round
 ``last_capturer``     seat that captured last this round, ``-1`` if none yet
 ``plays``             plays made this round, ``0..48``
-``scores``            list: cumulative score of each side
+``scores``            cumulative score of each side
 ``results``           tuple of :class:`RoundResult`, one per finished round
 ``winner``            winning side, ``None`` while playing or for a draw; see ``done``
 ``done``              whether the game is over
-``last_move``         ``(seat, card, capture)`` of the latest play, or ``None``
+``last_move``         ``(seat, card, capture)`` of the latest play this round, or ``None``
 ====================  ==========================================================================
 """
 
 from __future__ import annotations
 
-import random
 import secrets
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from .captures import CACHE_LIMIT, RELEVANT, captures
-from .cards import (
-    FULL_DECK,
-    JACK,
-    JACKS,
-    NUM_CARDS,
-    Card,
-    Mask,
-    card_name,
-    iter_cards,
-    mask_str,
-    parse_deck,
-    points,
-)
+import numpy as np
+
+from . import kernels as K
+from .captures import captures
+from .cards import NUM_CARDS, Card, Mask, card_name, mask_str, parse_deck
+from .kernels import BOARD_SIZE, HAND_SIZE, PLAYS_PER_ROUND
 from .rules import Rules
 
 Move = tuple[Card, Mask]
 """``(card played, mask of the board cards it takes)``; capture ``0`` is a trail."""
 
-HAND_SIZE = 4
-BOARD_SIZE = 4
-PLAYS_PER_ROUND = NUM_CARDS - BOARD_SIZE  # 48 with every table size (R6)
+NO_BASTRA, BASTRA, JACK_BASTRA = K.NO_BASTRA, K.BASTRA, K.JACK_BASTRA
+SEED_LIMIT = 1 << 63
+"""Game seeds are ints in ``[0, 2**63)``; larger ones are taken modulo this."""
+_NO_DECK = np.empty(0, dtype=np.int64)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,51 +83,115 @@ class RoundResult:
     scores: tuple[int, ...]
     """Cumulative scores after this round."""
 
+    @classmethod
+    def from_state(cls, state: np.ndarray, sides: int) -> RoundResult:
+        """The result a kernel left in a state's ``RES_`` block."""
 
-NO_BASTRA, BASTRA, JACK_BASTRA = 0, 1, 2
+        def block(at: int) -> tuple[int, ...]:
+            return tuple(state[at : at + sides].tolist())
+
+        side = int(state[K.RES_LEFTOVER_SIDE])
+        return cls(
+            round=int(state[K.RES_ROUND]),
+            dealer=int(state[K.RES_DEALER]),
+            cards=block(K.RES_CARDS),
+            card_points=block(K.RES_CARD_POINTS),
+            most_cards=block(K.RES_MOST_CARDS),
+            bastras=block(K.RES_BASTRAS),
+            jack_bastras=block(K.RES_JACK_BASTRAS),
+            bastra_points=block(K.RES_BASTRA_POINTS),
+            leftover=int(state[K.RES_LEFTOVER]),
+            leftover_side=None if side < 0 else side,
+            total=block(K.RES_TOTAL),
+            scores=block(K.SCORES),
+        )
 
 
 def bastra_kind(card: Card, capture: Mask, board: Mask) -> int:
     """R12: ``BASTRA`` when a card other than a jack clears ``board``, ``JACK_BASTRA`` when a
     jack takes a board of one jack, else ``NO_BASTRA`` (before the last-play rule)."""
-    if not capture or capture != board:
-        return NO_BASTRA
-    if card >> 2 != JACK:
-        return BASTRA
-    return JACK_BASTRA if capture & JACKS and not capture & (capture - 1) else NO_BASTRA
+    return K.bastra_kind(card, capture, board)
 
 
 def round_seed_deck(seed: int, round_number: int) -> list[Card]:
     """The shuffled deck (top first) of one round of the game with this seed."""
-    deck = list(range(NUM_CARDS))
-    random.Random(f"{seed}/{round_number}").shuffle(deck)
-    return deck
+    return K.shuffled_deck(seed % SEED_LIMIT, round_number)
+
+
+class SeatValues:
+    """A list-like view of one per-seat (or per-side) block of a game's state: reads give ints,
+    writes go to the state."""
+
+    __slots__ = ("_at", "_len", "_state")
+
+    def __init__(self, state: np.ndarray, at: int, length: int) -> None:
+        self._state = state
+        self._at = at
+        self._len = length
+
+    def __len__(self) -> int:
+        return self._len
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return self.tolist()[index]
+        if not -self._len <= index < self._len:
+            raise IndexError(f"seat index {index} out of range for {self._len} entries")
+        return int(self._state[self._at + index % self._len])
+
+    def __setitem__(self, index: int, value: int) -> None:
+        if not -self._len <= index < self._len:
+            raise IndexError(f"seat index {index} out of range for {self._len} entries")
+        self._state[self._at + index % self._len] = value
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.tolist())
+
+    def tolist(self) -> list[int]:
+        return self._state[self._at : self._at + self._len].tolist()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (SeatValues, list, tuple)):
+            return self.tolist() == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(self.tolist())
+
+
+def _block(name: str, per_side: bool = False) -> property:
+    at = K.FIELD_OFFSETS[name]
+
+    def read(self: Game) -> SeatValues:
+        length = self.rules.num_sides if per_side else self.rules.num_players
+        return SeatValues(self._s, at, length)
+
+    def write(self: Game, values: Sequence[int]) -> None:
+        length = self.rules.num_sides if per_side else self.rules.num_players
+        values = list(values)
+        if len(values) != length:
+            raise ValueError(f"{name.lower()} needs {length} entries, got {len(values)}")
+        self._s[at : at + length] = values
+
+    return property(read, write)
+
+
+def _scalar(index: int) -> property:
+    def read(self: Game) -> int:
+        return int(self._s[index])
+
+    def write(self: Game, value: int) -> None:
+        self._s[index] = value
+
+    return property(read, write)
 
 
 class Game:
     """One game of Bastra, from the first deal to the winner."""
 
-    __slots__ = (
-        "bastras",
-        "board",
-        "captured",
-        "current",
-        "dealer",
-        "deck",
-        "deck_pos",
-        "done",
-        "hands",
-        "jack_bastras",
-        "last_capturer",
-        "last_move",
-        "plays",
-        "results",
-        "round",
-        "rules",
-        "scores",
-        "seed",
-        "winner",
-    )
+    __slots__ = ("_r", "_s", "results", "rules")
 
     def __init__(
         self,
@@ -148,94 +207,101 @@ class Game:
             raise TypeError(f"rules must be a Rules, got {type(rules).__name__}")
         if seed is None:
             seed = secrets.randbits(63)
-        elif isinstance(seed, bool) or not isinstance(seed, int):
+        elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
             raise TypeError(f"seed must be an int or None, got {type(seed).__name__} {seed!r}")
+        cards = _NO_DECK
         if deck is not None:
             deck = list(deck)
             if any(isinstance(c, str) for c in deck):
                 deck = parse_deck(deck)  # card names, as the env's reset options take them
             elif sorted(deck) != list(range(NUM_CARDS)):
                 raise ValueError("deck must hold each of the 52 cards (ints 0..51) exactly once")
-        n = rules.num_players
+            cards = np.array(deck, dtype=np.int64)
         self.rules = rules
-        self.seed = seed
-        self.round = 1
-        self.dealer = n - 1
-        self.scores = [0] * rules.num_sides
+        self._r = K.rules_array(rules)
+        self._s = np.zeros(K.STATE_SIZE, dtype=np.int64)
         self.results: tuple[RoundResult, ...] = ()
-        self.winner: int | None = None
-        self.done = False
-        self._start_round(deck if deck is not None else round_seed_deck(seed, 1))
+        K.new_game(self._s, self._r, int(seed) % SEED_LIMIT, cards)
 
-    # ----------------------------------------------------------------------------- dealing
-    def _start_round(self, deck: list[Card]) -> None:
-        n = self.rules.num_players
-        first = (self.dealer + 1) % n
-        self.hands = [0] * n
-        self.captured = [0] * n
-        self.bastras = [0] * n
-        self.jack_bastras = [0] * n
-        self.last_capturer = -1
-        self.plays = 0
-        self.last_move = None
-        self.deck = tuple(deck)
-        self.deck_pos = 0
-        self._deal_hands()
-        # R5: turn cards onto the board until it holds 4; a jack goes to the bottom instead.
-        deck = list(deck)
-        pos = self.deck_pos
-        board = count = 0
-        while count < BOARD_SIZE:
-            card = deck[pos]
-            pos += 1
-            if card >> 2 == JACK:
-                deck.append(card)
-            else:
-                board |= 1 << card
-                count += 1
-        self.board = board
-        self.deck = tuple(deck)
-        self.deck_pos = pos
-        self.current = first
+    # ----------------------------------------------------------------------------- state
+    hands = _block("HANDS")
+    captured = _block("CAPTURED")
+    bastras = _block("BASTRAS")
+    jack_bastras = _block("JACK_BASTRAS")
+    scores = _block("SCORES", per_side=True)
+    board = _scalar(K.BOARD)
+    deck_pos = _scalar(K.DECK_POS)
+    plays = _scalar(K.PLAYS)
+    current = _scalar(K.CURRENT)
+    dealer = _scalar(K.DEALER)
+    round = _scalar(K.ROUND)
+    last_capturer = _scalar(K.LAST_CAPTURER)
+    seed = _scalar(K.SEED)
 
-    def _deal_hands(self) -> None:
-        """R5/R6: one card at a time to each player, from the dealer's left, until each has 4."""
-        n = self.rules.num_players
-        first = (self.dealer + 1) % n
-        hands, deck, pos = self.hands, self.deck, self.deck_pos
-        for _ in range(HAND_SIZE):
-            for k in range(n):
-                hands[(first + k) % n] |= 1 << deck[pos]
-                pos += 1
-        self.deck_pos = pos
+    @property
+    def state(self) -> np.ndarray:
+        """The kernels' state row (``bastra_env.kernels``): read it, do not resize it."""
+        return self._s
+
+    @property
+    def rules_row(self) -> np.ndarray:
+        """The kernels' rules row for ``rules``."""
+        return self._r
+
+    @property
+    def deck(self) -> tuple[Card, ...]:
+        return tuple(self._s[K.DECK : K.DECK + self._s[K.DECK_LEN]].tolist())
+
+    @deck.setter
+    def deck(self, cards: Sequence[Card]) -> None:
+        cards = list(cards)
+        if len(cards) > K.DECK_CAPACITY:
+            raise ValueError(f"a round's deck holds at most {K.DECK_CAPACITY} entries")
+        self._s[K.DECK : K.DECK + len(cards)] = cards
+        self._s[K.DECK_LEN] = len(cards)
+
+    @property
+    def done(self) -> bool:
+        return bool(self._s[K.DONE])
+
+    @property
+    def winner(self) -> int | None:
+        return None if self._s[K.WINNER] < 0 else int(self._s[K.WINNER])
+
+    @property
+    def last_move(self) -> tuple[int, Card, Mask] | None:
+        s = self._s
+        if s[K.LAST_SEAT] < 0:
+            return None
+        return (int(s[K.LAST_SEAT]), int(s[K.LAST_CARD]), int(s[K.LAST_CAPTURE]))
 
     # ----------------------------------------------------------------------------- moves
     def legal_moves(self) -> list[Move]:
         """Every legal ``(card, capture)`` of the seat to move, cards low to high, captures in
         canonical order (most cards, most points, lowest mask). ``[]`` once the game is over."""
-        if self.done:
+        s = self._s
+        if s[K.DONE]:
             return []
-        board = self.board
-        hand = self.hands[self.current]
-        cards = _HAND_CARDS.get(hand)
-        if cards is None:
-            cards = _hand_cards(hand)
+        board = int(s[K.BOARD])
+        hand = int(s[K.HANDS + s[K.CURRENT]])
+        auto = self._r[K.R_AUTO]
         moves: list[Move] = []
-        auto = self.rules.capture == "auto"
-        for card in cards:
-            key = board & _CARD_RELEVANT[card]
-            found = _MOVE_CACHE[card].get(key)
-            if found is None:
-                found = _card_moves(card, key)
-            if auto:
-                moves.append(found[0])
+        while hand:
+            low = hand & -hand
+            card = low.bit_length() - 1
+            hand ^= low
+            found = captures(card, board)
+            if not found:
+                moves.append((card, 0))
+            elif auto:
+                moves.append((card, found[0]))
             else:
-                moves += found
+                moves += [(card, capture) for capture in found]
         return moves
 
     def captures_for(self, card: Card) -> tuple[Mask, ...]:
         """Legal captures of ``card`` on the current board (``()``: it would trail)."""
-        caps = captures(card, self.board)
+        caps = captures(card, int(self._s[K.BOARD]))
         return caps[:1] if self.rules.capture == "auto" else caps
 
     def is_legal(self, move: Move) -> bool:
@@ -283,121 +349,17 @@ class Game:
     def apply(self, card: Card, capture: Mask) -> None:
         """Play without checking legality: the fast path for callers that took the move from
         :meth:`legal_moves`. An illegal move here corrupts the state."""
-        seat = self.current
-        bit = 1 << card
-        self.hands[seat] ^= bit
-        self.plays += 1
-        if capture:
-            board = self.board ^ capture
-            self.board = board
-            self.captured[seat] |= capture | bit
-            self.last_capturer = seat
-            if not board and (self.plays < PLAYS_PER_ROUND or self.rules.last_play_bastra):
-                kind = bastra_kind(card, capture, capture)  # the board held exactly the capture
-                if kind == BASTRA:
-                    self.bastras[seat] += 1
-                elif kind == JACK_BASTRA:
-                    self.jack_bastras[seat] += 1
-        else:
-            self.board |= bit
-        self.last_move = (seat, card, capture)
-        n = len(self.hands)
-        if self.plays % (HAND_SIZE * n):
-            self.current = (seat + 1) % n
-        elif self.plays < PLAYS_PER_ROUND:
-            self._deal_hands()
-            self.current = (seat + 1) % n
-        else:
-            self._end_round()
-
-    # ----------------------------------------------------------------------------- scoring
-    def _end_round(self) -> None:
-        rules = self.rules
-        n = rules.num_players
-        sides = rules.num_sides
-        leftover = self.board.bit_count()
-        leftover_side = None
-        if self.last_capturer >= 0:
-            self.captured[self.last_capturer] |= self.board
-            leftover_side = rules.side_of(self.last_capturer)
-        self.board = 0
-        piles = [0] * sides
-        bastras = [0] * sides
-        jack_bastras = [0] * sides
-        for seat in range(n):
-            side = rules.side_of(seat)
-            piles[side] |= self.captured[seat]
-            bastras[side] += self.bastras[seat]
-            jack_bastras[side] += self.jack_bastras[seat]
-        cards = tuple(p.bit_count() for p in piles)
-        card_points = tuple(points(p) for p in piles)
-        most = max(cards)
-        most_cards = tuple(rules.most_cards_points if c == most else 0 for c in cards)
-        bastra_points = tuple(
-            b * rules.bastra_points + j * rules.jack_bastra_points
-            for b, j in zip(bastras, jack_bastras, strict=True)
-        )
-        total = tuple(map(sum, zip(card_points, most_cards, bastra_points, strict=True)))
-        for side in range(sides):
-            self.scores[side] += total[side]
-        self.results += (
-            RoundResult(
-                round=self.round,
-                dealer=self.dealer,
-                cards=cards,
-                card_points=card_points,
-                most_cards=most_cards,
-                bastras=tuple(bastras),
-                jack_bastras=tuple(jack_bastras),
-                bastra_points=bastra_points,
-                leftover=leftover,
-                leftover_side=leftover_side,
-                total=total,
-                scores=tuple(self.scores),
-            ),
-        )
-        self._check_game_end()
-        if self.done:
-            self.current = -1
-        else:
-            self.round += 1
-            self.dealer = (self.dealer + 1) % n
-            self._start_round(round_seed_deck(self.seed, self.round))
-
-    def _check_game_end(self) -> None:
-        """R17, with ``max_rounds`` and ``tie_break`` from the rules."""
-        rules = self.rules
-        top = max(self.scores)
-        leaders = [side for side, score in enumerate(self.scores) if score == top]
-        reached = top >= rules.target_score and (len(leaders) == 1 or rules.tie_break == "draw")
-        out_of_rounds = rules.max_rounds is not None and self.round >= rules.max_rounds
-        if reached or out_of_rounds:
-            self.done = True
-            self.winner = leaders[0] if len(leaders) == 1 else None
+        if K.apply_move(self._s, self._r, card, capture):
+            self.results += (RoundResult.from_state(self._s, self.rules.num_sides),)
 
     # ----------------------------------------------------------------------------- reading
     def copy(self) -> Game:
-        """An independent copy (shares only immutable parts: rules, deck, results)."""
+        """An independent copy (shares only immutable parts: rules, results)."""
         new = Game.__new__(Game)
         new.rules = self.rules
-        new.seed = self.seed
-        new.round = self.round
-        new.dealer = self.dealer
-        new.current = self.current
-        new.hands = self.hands[:]
-        new.board = self.board
-        new.deck = self.deck
-        new.deck_pos = self.deck_pos
-        new.captured = self.captured[:]
-        new.bastras = self.bastras[:]
-        new.jack_bastras = self.jack_bastras[:]
-        new.last_capturer = self.last_capturer
-        new.plays = self.plays
-        new.scores = self.scores[:]
+        new._r = self._r
+        new._s = self._s.copy()
         new.results = self.results
-        new.winner = self.winner
-        new.done = self.done
-        new.last_move = self.last_move
         return new
 
     @property
@@ -431,30 +393,16 @@ class Game:
         return (
             f"Game(round={self.round}, play={self.plays}/{PLAYS_PER_ROUND}, "
             f"current={self.current}, board=[{mask_str(self.board)}], hands=[{hands}], "
-            f"scores={self.scores})"
+            f"scores={list(self.scores)})"
         )
 
 
-_CARD_RELEVANT: tuple[Mask, ...] = tuple(RELEVANT[c >> 2] for c in range(NUM_CARDS))
-_MOVE_CACHE: tuple[dict[Mask, tuple[Move, ...]], ...] = tuple({} for _ in range(NUM_CARDS))
-"""Per card: ``board & _CARD_RELEVANT[card]`` -> its legal moves (a trail if it cannot capture)."""
-_HAND_CARDS: dict[Mask, tuple[Card, ...]] = {}
-"""Hand mask -> its cards, low to high."""
-
-
-def _card_moves(card: Card, key: Mask) -> tuple[Move, ...]:
-    cache = _MOVE_CACHE[card]
-    if len(cache) >= CACHE_LIMIT:
-        cache.clear()
-    moves = cache[key] = tuple((card, cap) for cap in captures(card, key)) or ((card, 0),)
-    return moves
-
-
-def _hand_cards(hand: Mask) -> tuple[Card, ...]:
-    if len(_HAND_CARDS) >= CACHE_LIMIT:
-        _HAND_CARDS.clear()
-    cards = _HAND_CARDS[hand] = tuple(iter_cards(hand))
-    return cards
-
-
-__all__ = ["FULL_DECK", "PLAYS_PER_ROUND", "Game", "Move", "RoundResult", "round_seed_deck"]
+__all__ = [
+    "BOARD_SIZE",
+    "HAND_SIZE",
+    "PLAYS_PER_ROUND",
+    "Game",
+    "Move",
+    "RoundResult",
+    "round_seed_deck",
+]

@@ -41,7 +41,7 @@ from torch import nn
 import bastra_env  # noqa: F401  (registers Bastra-v0)
 from agents import make_policy
 from agents.network import tied_summary_logits
-from bastra_env.env import ACTION_SUMMARIES, OBSERVATION_SIZE
+from bastra_env.layout import ACTION_SUMMARIES, OBSERVATION_SIZE
 
 EMBED = 64
 

@@ -16,7 +16,7 @@ from agents import (
 from agents.features import ACTION_FEATURES, MAX_LEGAL, PAD_ACTION, action_inputs
 from agents.network import NetworkConfig, PolicyValueNet, save_checkpoint
 from bastra_env import card_name, parse_card
-from bastra_env.env import SLOTS_PER_CARD
+from bastra_env.layout import SLOTS_PER_CARD
 
 from .helpers import deck_dealing
 

@@ -7,8 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bastra_env import Rules, legal_captures, parse_card
-from bastra_env.captures import CACHE, captures, combining_groups
+from bastra_env.captures import CACHE, captures
 from bastra_env.cards import JACK, NUM_CARDS, QUEEN, iter_cards, mask_of, points
+from tests.reference import combining_groups
 
 F = frozenset
 

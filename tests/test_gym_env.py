@@ -8,8 +8,8 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import bastra_env  # noqa: F401  (registers Bastra-v0)
-from bastra_env.env import NUM_ACTIONS, OBSERVATION_SIZE
 from bastra_env.gym_env import BastraGymEnv
+from bastra_env.layout import NUM_ACTIONS, OBSERVATION_SIZE
 
 
 def play_episode(env, rng, policy=None):
