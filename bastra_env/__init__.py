@@ -19,7 +19,11 @@ __version__ = "0.1.0"
 if "bastra/bastra-v0" not in getattr(pettingzoo, "aec_registry", {"bastra/bastra-v0": None}):
     pettingzoo.register("aec", "bastra/bastra-v0", entry_point="bastra_env.env:env")
 if "Bastra-v0" not in gymnasium.registry:
-    gymnasium.register(id="Bastra-v0", entry_point="bastra_env.gym_env:BastraGymEnv")
+    gymnasium.register(
+        id="Bastra-v0",
+        entry_point="bastra_env.gym_env:BastraGymEnv",
+        vector_entry_point="bastra_env.vector:GymVectorEnv",
+    )
 
 __all__ = [
     "Game",
