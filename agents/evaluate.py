@@ -21,10 +21,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 
-import bastra_env
 from bastra_env import Rules
+from bastra_env.vector import VectorEnv, batch_actor
 
 TABLES = {"2p": {"num_players": 2}, "4p_teams": {"num_players": 4, "teams": True}}
 
@@ -78,7 +79,8 @@ def side_policies(spec: Any, teams: bool) -> tuple[Any, Any]:
 
 
 def play_game(env, seat_policies: Sequence[Any], seed: int) -> list[int]:
-    """One game (or round) with ``seat_policies[seat]``; returns each side's final score."""
+    """One game (or round) through the AEC env with ``seat_policies[seat]``, one move at a time;
+    returns each side's final score. ``duplicate_match`` plays its games in batch instead."""
     env.reset(seed=seed)
     raw = env.unwrapped
     for agent in env.agent_iter():
@@ -89,6 +91,62 @@ def play_game(env, seat_policies: Sequence[Any], seed: int) -> list[int]:
         policy = seat_policies[raw.agent_name_mapping[agent]]
         env.step(policy.act(observation, env=raw))
     return list(raw.game.scores)
+
+
+BATCH_GAMES = 1000
+"""Games played at once by ``play_games`` (bounds memory; larger batches run faster)."""
+
+
+def play_games(
+    rules: Rules,
+    seat_policies: Sequence[Sequence[Any]],
+    game_seeds: Sequence[int],
+    progress: Any = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Play game ``g`` with seed ``game_seeds[g]`` and ``seat_policies[g][seat]`` to its end, all
+    games at once on the vector env, each policy choosing for all its games in one batch call
+    (``act_batch``, else ``act`` per game). Returns (final scores ``int64[games, sides]``, winner
+    side ``int64[games]``, -1 for a draw). The same seeds and policies give the same games as
+    the AEC env (``play_game``) would."""
+    games = len(game_seeds)
+    sides = rules.num_sides
+    scores = np.zeros((games, sides), dtype=np.int64)
+    winners = np.full(games, -1, dtype=np.int64)
+    distinct: list[Any] = []
+    for row in seat_policies:
+        for policy in row:
+            if not any(policy is p for p in distinct):
+                distinct.append(policy)
+    actors = [batch_actor(p) for p in distinct]
+    table = np.array(
+        [[next(k for k, p in enumerate(distinct) if p is q) for q in row] for row in seat_policies],
+        dtype=np.int64,
+    )
+    for start in range(0, games, BATCH_GAMES):
+        chunk = np.arange(start, min(start + BATCH_GAMES, games))
+        venv = VectorEnv(len(chunk), rules=rules, copy=False)
+        state = venv.reset(options={"game_seeds": np.asarray(game_seeds)[chunk]})
+        live = np.ones(len(chunk), dtype=bool)
+        who = table[chunk]
+        while live.any():
+            rows = np.flatnonzero(live)
+            movers = who[rows, state["current_player"][rows]]
+            actions = np.empty(len(rows), dtype=np.int64)
+            for k in np.unique(movers):
+                pick = movers == k
+                chosen = rows[pick]
+                actions[pick] = actors[k](
+                    state["observation"][chosen], state["action_mask"][chosen]
+                )
+            state = venv.step_some(rows, actions)
+            ended = rows[state["terminated"][rows]]
+            if ended.size:
+                scores[chunk[ended]] = state["final_scores"][ended, :sides]
+                winners[chunk[ended]] = state["winner"][ended]
+                live[ended] = False
+                if progress is not None:
+                    progress.update(len(ended))
+    return scores, winners
 
 
 def duplicate_match(
@@ -102,7 +160,8 @@ def duplicate_match(
     progress: bool = False,
     **rule_fields: Any,
 ) -> MatchResult:
-    """``deals`` deals, each played twice with A and B swapping sides (seats 0/2 and 1/3)."""
+    """``deals`` deals, each played twice with A and B swapping sides (seats 0/2 and 1/3); deal
+    ``d`` is the game seed ``seed + d`` in both of its games. The games run in batch."""
     if table not in TABLES:
         raise ValueError(f"table must be one of {list(TABLES)}, got {table!r}")
     if mode not in ("game", "round"):
@@ -111,29 +170,30 @@ def duplicate_match(
     if mode == "round":
         fields["max_rounds"] = 1
     rules = Rules(**fields)
-    env = bastra_env.env(rules=rules)
     side_a, side_b = side_policies(a, rules.teams), side_policies(b, rules.teams)
-    wins = draws = losses = 0
-    diff = 0.0
-    deal_iter: Any = range(deals)
+    seat_policies, game_seeds, a_sides = [], [], []
+    for deal in range(deals):
+        for a_side in (0, 1):
+            sides = (side_a, side_b) if a_side == 0 else (side_b, side_a)
+            seat_policies.append(
+                [sides[rules.side_of(s)][s // 2] for s in range(rules.num_players)]
+            )
+            game_seeds.append(seed + deal)
+            a_sides.append(a_side)
+    bar = None
     if progress:
         from tqdm import tqdm
 
-        deal_iter = tqdm(deal_iter, desc=f"{names[0]} vs {names[1]}", unit="deal", leave=False)
-    for deal in deal_iter:
-        for a_side in (0, 1):
-            sides = (side_a, side_b) if a_side == 0 else (side_b, side_a)
-            seats = [sides[rules.side_of(s)][s // 2] for s in range(rules.num_players)]
-            scores = play_game(env, seats, seed + deal)
-            mine, theirs = scores[a_side], scores[1 - a_side]
-            diff += mine - theirs
-            winner = env.unwrapped.game.winner
-            if winner is None:
-                draws += 1
-            elif winner == a_side:
-                wins += 1
-            else:
-                losses += 1
+        bar = tqdm(total=2 * deals, desc=f"{names[0]} vs {names[1]}", unit="game", leave=False)
+    scores, winners = play_games(rules, seat_policies, game_seeds, progress=bar)
+    if bar is not None:
+        bar.close()
+    mine = np.array(a_sides)
+    rows = np.arange(len(mine))
+    diff = float((scores[rows, mine] - scores[rows, 1 - mine]).sum())
+    draws = int((winners < 0).sum())
+    wins = int((winners == mine).sum())
+    losses = len(mine) - wins - draws
     games = 2 * deals
     low, high = wilson_interval(wins + draws / 2, games)
     return MatchResult(

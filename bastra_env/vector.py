@@ -35,7 +35,8 @@ Seeding rule: game ``k`` (0, 1, ...) of slot ``i`` after ``reset(seed=s)`` has t
 ``reset(seed=game_seed(s, i, k))`` given the same actions. With ``options={"decks": d}`` the
 first game of slot ``i`` deals round 1 from ``d[i]``, as the AEC env after
 ``reset(seed=game_seed(s, i, 0), options={"deck": d[i]})``; later rounds and games are shuffled
-from their seeds.
+from their seeds. ``options={"game_seeds": g}`` gives the first game of slot ``i`` the seed
+``g[i]`` instead (duplicate evaluation plays one seed in two slots); later games follow the rule.
 
 Bad input: an action that is illegal for its game ends that game with -1 for every seat of the
 offending side (0 for the others) and touches no other game; a wrong shape or dtype, or an action
@@ -84,13 +85,12 @@ def game_seed(seed: int, slot: int, k: int) -> int:
 
 
 @njit(cache=True)
-def _start(states, rules, rows, base_seed, games, decks, work, obs, mask, current):
-    """Start the next game in each of ``rows`` (round 1 from ``decks[row]`` when given)."""
+def _start(states, rules, seeds, decks, work, obs, mask, current):
+    """Start a game with seed ``seeds[i]`` in every slot (round 1 from ``decks[i]`` if given)."""
     empty = np.empty(0, dtype=np.int64)
-    for r in range(rows.shape[0]):
-        i = rows[r]
+    for i in range(states.shape[0]):
         s = states[i]
-        seed = _game_seed(base_seed, i, games[i])
+        seed = seeds[i]
         if decks.shape[0] > 0:
             K.new_game(s, rules, seed, decks[i])
         else:
@@ -248,21 +248,34 @@ class VectorEnv:
             self._seed = _check_seed(seed)
         elif self._ready:
             self._seed = secrets.randbits(63)
+        first_seeds = None
+        if options and options.get("game_seeds") is not None:
+            first_seeds = np.asarray(options["game_seeds"])
+            if first_seeds.shape != (self.num_envs,) or not np.issubdtype(
+                first_seeds.dtype, np.integer
+            ):
+                raise ValueError(
+                    f"options['game_seeds'] must be {self.num_envs} ints, one per game, got "
+                    f"{first_seeds.dtype} {first_seeds.shape}"
+                )
+            first_seeds = first_seeds.astype(np.int64) & SEED_MASK
         self._games[:] = 0
         a = self._arrays
+        if first_seeds is None:
+            first_seeds = np.array(
+                [game_seed(self._seed, i, 0) for i in range(self.num_envs)], dtype=np.int64
+            )
         _start(
             self.states,
             self._rules_row,
-            self._all,
-            self._seed,
-            self._games,
+            first_seeds,
             decks,
             self._work,
             a["observation"],
             self._mask_bytes,
             a["current_player"],
         )
-        a["game_seed"][:] = [game_seed(self._seed, i, 0) for i in range(self.num_envs)]
+        a["game_seed"][:] = first_seeds
         for name in ("rewards", "terminated", "truncated", "illegal", "round_ended"):
             a[name][:] = 0
         a["winner"][:] = -1
@@ -382,7 +395,7 @@ class RandomBatchPolicy:
         return out
 
 
-def _batch_actor(policy: Any) -> Any:
+def batch_actor(policy: Any) -> Any:
     """``(observations, masks) -> actions`` for a policy with ``act_batch``, ``act`` (called per
     row with the AEC observation dict) or a plain batch callable."""
     if hasattr(policy, "act_batch"):
@@ -451,7 +464,7 @@ class GymVectorEnv(gymnasium.vector.VectorEnv):
             given = dict.fromkeys(range(n), opponents)
         self._random = RandomBatchPolicy(seed)
         self._actors = {
-            s: self._random.act_batch if p is None else _batch_actor(p) for s, p in given.items()
+            s: self._random.act_batch if p is None else batch_actor(p) for s, p in given.items()
         }
         self.single_observation_space = spaces.Box(
             low=0.0, high=observation_high(), shape=(OBSERVATION_SIZE,), dtype=np.float32
