@@ -7,31 +7,36 @@ action (cards and points to the pile, bastra), and the heuristic player's estima
 capture of my remaining cards; points-equivalents scaled by ``ESTIMATE_SCALE``). Scoring each
 (state, action) pair with one shared function lets the network learn "what does this board leave
 my opponent" once for every card, instead of once per action slot.
+
+The work is the compiled kernel ``agents.compiled.action_inputs_batch``, which does many
+observations at once (into reused buffers if given); ``action_inputs`` is its one-row case.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from bastra_env.captures import captures
-from bastra_env.cards import NUM_CARDS
-from bastra_env.layout import ACTION_SUMMARIES, NUM_ACTIONS, OFFSETS, SLOTS_PER_CARD
+from . import compiled
+from .compiled import MAX_LEGAL, action_inputs_batch
 
-from .heuristic import ESTIMATES, play_estimates
-from .policies import plane
+__all__ = [
+    "ACTION_FEATURES",
+    "ESTIMATE_SCALE",
+    "MAX_LEGAL",
+    "PAD_ACTION",
+    "SUMMARY_FEATURES",
+    "action_inputs",
+    "action_inputs_batch",
+]
 
-MAX_LEGAL = 4 * SLOTS_PER_CARD
-"""At most 4 cards in hand, each with at most SLOTS_PER_CARD actions."""
-PAD_ACTION = NUM_ACTIONS
+PAD_ACTION = compiled.PAD_ACTION
 """Index of padding rows: one past the last action."""
-ESTIMATE_SCALE = 0.1
+ESTIMATE_SCALE = compiled.ESTIMATE_SCALE
 """Estimates enter the network in tens of points."""
-_SUMMARIES = tuple(OFFSETS[name] for name in ACTION_SUMMARIES)
-SUMMARY_FEATURES = len(_SUMMARIES) + len(ESTIMATES)
+SUMMARY_FEATURES = compiled.SUMMARY_FEATURES
 """The last features of each action: the observation's summary, then the heuristic estimates."""
-ACTION_FEATURES = 3 * NUM_CARDS + SUMMARY_FEATURES
-_PLANE_BITS = 3 * NUM_CARDS
-_PLANE_BYTES = (_PLANE_BITS + 7) // 8
+ACTION_FEATURES = compiled.ACTION_FEATURES
+"""Per action: three 52-card planes (card played, cards taken, board left), then the summary."""
 
 
 def action_inputs(
@@ -39,29 +44,12 @@ def action_inputs(
 ) -> tuple[np.ndarray, np.ndarray]:
     """(actions ``int64[MAX_LEGAL]`` padded with ``PAD_ACTION``, features
     ``float32[MAX_LEGAL, ACTION_FEATURES]``) for one observation."""
-    actions = np.full(MAX_LEGAL, PAD_ACTION, dtype=np.int64)
-    features = np.zeros((MAX_LEGAL, ACTION_FEATURES), dtype=np.float32)
-    legal = np.flatnonzero(action_mask)
-    board = plane(observation, "board")
-    for row, action in enumerate(legal):
-        card, slot = divmod(int(action), SLOTS_PER_CARD)
-        caps = captures(card, board)
-        if caps:
-            capture = caps[slot]
-            after = board ^ capture
-        else:
-            capture = 0
-            after = board | 1 << card
-        bits = 1 << card | capture << NUM_CARDS | after << (2 * NUM_CARDS)
-        features[row, :_PLANE_BITS] = np.unpackbits(
-            np.frombuffer(bits.to_bytes(_PLANE_BYTES, "little"), dtype=np.uint8),
-            count=_PLANE_BITS,
-            bitorder="little",
+    observation = np.asarray(observation)
+    action_mask = np.asarray(action_mask)
+    if observation.ndim != 1 or action_mask.ndim != 1:
+        raise ValueError(
+            "action_inputs takes one flat observation and its action mask (1-D); got shapes "
+            f"{observation.shape} and {action_mask.shape} (for batches: action_inputs_batch)"
         )
-        actions[row] = action
-    rows = len(legal)
-    for i, piece in enumerate(_SUMMARIES):
-        features[:rows, _PLANE_BITS + i] = observation[piece][legal]
-    estimates = play_estimates(observation, legal)
-    features[:rows, _PLANE_BITS + len(_SUMMARIES) :] = estimates * ESTIMATE_SCALE
-    return actions, features
+    actions, features = action_inputs_batch(observation[None], action_mask[None])
+    return actions[0], features[0]

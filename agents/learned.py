@@ -8,8 +8,11 @@ from typing import Any
 import numpy as np
 import torch
 
+from bastra_env.layout import OFFSETS
+
+from .compiled import batch_arrays
 from .endgame import solve
-from .features import action_inputs
+from .features import action_inputs, action_inputs_batch
 from .network import PolicyValueNet, build_model, read_checkpoint
 from .policies import Observation, legal_actions
 
@@ -20,7 +23,8 @@ class LearnedPolicy:
     With ``endgame=True`` (the default), where ``agents.endgame.solve`` applies (the deck is
     empty: two players, or the team game with at most two cards in hand) it plays the search's
     best move instead, the network breaking ties; ``endgame=False`` is the network alone. A
-    sampling policy (``sample=True``, as in training) never searches."""
+    sampling policy (``sample=True``, as in training) never searches. ``act_batch`` chooses for
+    many observations with one forward pass."""
 
     def __init__(
         self,
@@ -53,6 +57,38 @@ class LearnedPolicy:
         if solved:
             return max(solved, key=lambda a: (solved[a], float(logits[0, a])))
         return int(torch.argmax(logits[0]))
+
+    @torch.no_grad()
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """``int64[B]``: ``act`` of every row of ``observations [B, N]`` / ``masks [B, 208]``, the
+        network run once on the whole batch (greedy, or sampled from this policy's generator,
+        one draw per row; the endgame search, where on, row by row where it applies)."""
+        obs, mask = batch_arrays(observations, masks)
+        empty = np.flatnonzero(~mask.any(axis=1))
+        if empty.size:
+            raise ValueError(
+                f"no legal action in row {int(empty[0])} of the masks: it is not that seat's turn"
+            )
+        flat = np.ascontiguousarray(obs, dtype=np.float32)
+        actions, features = action_inputs_batch(flat, mask)
+        logits, _ = self.model(
+            torch.from_numpy(flat), torch.from_numpy(actions), torch.from_numpy(features)
+        )
+        if self.sample:
+            if len(flat) == 0:
+                return np.empty(0, dtype=np.int64)
+            probs = torch.softmax(logits, dim=-1)
+            return torch.multinomial(probs, 1, generator=self.generator)[:, 0].numpy()
+        chosen = torch.argmax(logits, dim=-1).numpy().astype(np.int64)
+        if self.endgame:
+            observations, masks = np.asarray(observations), np.asarray(masks)
+            deck_left = flat[:, OFFSETS["deck_left"].start]
+            for i in np.flatnonzero(deck_left <= 0):  # solve declines every other row at once
+                solved = solve({"observation": observations[i], "action_mask": masks[i]})
+                if solved:
+                    row = logits[i]
+                    chosen[i] = max(solved, key=lambda a, row=row: (solved[a], float(row[a])))
+        return chosen
 
 
 def load_policy(

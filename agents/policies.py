@@ -1,7 +1,9 @@
 """Rule-based Bastra players. Each ``act(observation, env=None)`` returns a legal action.
 
 They read the action summaries of the observation (cards and points each legal action moves to
-the pile, whether it is a bastra), so they work from what the seat may know.
+the pile, whether it is a bastra), so they work from what the seat may know. Each also has
+``act_batch(observations [B, N], masks [B, 208]) -> int64[B]``, the same choice for every row
+(compiled: ``agents.compiled``).
 """
 
 from __future__ import annotations
@@ -11,7 +13,9 @@ from typing import Any
 import numpy as np
 
 from bastra_env.cards import CARD_POINTS, FULL_DECK, JACK
-from bastra_env.layout import OFFSETS, SLOTS_PER_CARD
+from bastra_env.layout import OFFSETS
+
+from . import compiled
 
 Observation = dict[str, np.ndarray]
 
@@ -41,6 +45,23 @@ class RandomPolicy:
         legal = legal_actions(observation)
         return int(legal[self.rng.integers(legal.size)])
 
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """``int64[B]``: a uniformly random legal action of every row, one draw per row in order
+        from the policy's generator."""
+        _, mask = compiled.batch_arrays(observations, masks)
+        legal = mask != 0
+        counts = legal.sum(axis=1)
+        empty = np.flatnonzero(counts == 0)
+        if empty.size:
+            raise ValueError(
+                f"no legal action in row {int(empty[0])} of the masks: it is not that seat's turn"
+            )
+        if counts.size == 0:
+            return np.empty(0, dtype=np.int64)
+        draws = self.rng.integers(counts)
+        # the draws-th legal action of each row: the first where the running count exceeds it
+        return np.argmax(np.cumsum(legal, axis=1) > draws[:, None], axis=1).astype(np.int64)
+
 
 def trail_cost(card: int) -> tuple[int, int, int]:
     """How much a card is worth keeping: its points, whether it is a jack, its rank."""
@@ -54,12 +75,10 @@ class GreedyPolicy:
     name = "greedy"
 
     def act(self, observation: Observation, env: Any = None) -> int:
-        legal = legal_actions(observation)
-        obs = observation["observation"]
-        cards = obs[OFFSETS["action_cards"]]
-        points = obs[OFFSETS["action_points"]]
-        bastra = obs[OFFSETS["action_bastra"]]
-        captures = [a for a in legal if cards[a] > 0]
-        if captures:
-            return int(max(captures, key=lambda a: (cards[a], points[a], bastra[a], -a)))
-        return int(min(legal, key=lambda a: (trail_cost(a // SLOTS_PER_CARD), a)))
+        # the capture of largest (cards, points, bastra), the lowest action on a tie; with none,
+        # the legal action of least (trail_cost(card), action) (compiled: agents.compiled)
+        return compiled.greedy_action(observation["observation"], observation["action_mask"])
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """``int64[B]``: ``act`` of every row of ``observations [B, N]`` / ``masks [B, 208]``."""
+        return compiled.greedy_actions(observations, masks)
