@@ -89,17 +89,20 @@ class PolicyValueNet(nn.Module):
         ``PAD_ACTION``); features ``[B, K, action_features]`` -> logits ``[B, num_actions]`` and
         values ``[B]``."""
         state = self.trunk(observation)  # [B, H]
-        pair = self.state_to_pair(state)[:, None, :] + self.action_to_pair(features)  # [B, K, P]
-        scores = self.score(self.pair_head(pair)).squeeze(-1)  # [B, K]
-        scores = scores + features[..., -len(INITIAL_SUMMARY_WEIGHTS) :] @ self.summary_weights
-        scores = scores.masked_fill(actions == PAD_ACTION, MASKED_LOGIT)
+        # only the real (state, action) pairs go through the pair layers: padding rows are most
+        # of the K slots (a state has about 3 legal actions of the 16 slots)
+        rows, slots = torch.nonzero(actions != PAD_ACTION, as_tuple=True)
+        inputs = features[rows, slots]  # [P, F]
+        pair = self.state_to_pair(state)[rows] + self.action_to_pair(inputs)  # [P, pair_width]
+        scores = self.score(self.pair_head(pair)).squeeze(-1)  # [P]
+        scores = scores + inputs[:, -len(INITIAL_SUMMARY_WEIGHTS) :] @ self.summary_weights
         logits = torch.full(
-            (observation.shape[0], self.config.num_actions + 1),
+            (observation.shape[0], self.config.num_actions),
             MASKED_LOGIT,
             dtype=scores.dtype,
             device=scores.device,
         )
-        logits = logits.scatter(1, actions, scores)[:, : self.config.num_actions]
+        logits = logits.index_put((rows, actions[rows, slots]), scores)
         return logits, self.value_head(state).squeeze(-1)
 
 

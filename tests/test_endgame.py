@@ -9,7 +9,17 @@ import bastra_env
 from agents import HeuristicPolicy, LearnedPolicy
 from agents.endgame import solve
 from agents.network import NetworkConfig, PolicyValueNet
+from agents.policies import GreedyPolicy, RandomPolicy
 from bastra_env.cards import points
+
+from . import reference_endgame as reference
+
+RULE_VARIANTS = (
+    {},
+    {"last_play_bastra": False, "most_cards_points": 5},
+    {"bastra_points": 20, "jack_bastra_points": 30, "most_cards_points": 0},
+    {"capture": "auto"},
+)
 
 
 def play_to_last_deal(env, policy) -> None:
@@ -97,3 +107,68 @@ def test_no_search_when_a_scoring_rule_is_beyond_what_the_observation_tells():
     env.reset(seed=0)
     play_to_last_deal(env, HeuristicPolicy())
     assert solve(env.observe(env.agent_selection)) is None
+
+
+def endgame_observations(num_players: int, teams: bool, games: int, seed: int) -> list:
+    """Every observation of the seat to move once the deck is empty, over ``games`` one-round
+    games of random and greedy seats, the rule variants in turn."""
+    found = []
+    for g in range(games):
+        env = bastra_env.raw_env(
+            num_players=num_players,
+            teams=teams,
+            max_rounds=1,
+            **RULE_VARIANTS[g % len(RULE_VARIANTS)],
+        )
+        env.reset(seed=seed + g)
+        pick = np.random.default_rng(seed + g)
+        seats = [
+            RandomPolicy(seed + g + s) if pick.random() < 0.5 else GreedyPolicy()
+            for s in range(num_players)
+        ]
+        game = env.game
+        while not game.done:
+            seen = env.observe(env.agent_selection)
+            if game.deck_pos >= len(game.deck):
+                found.append(seen)
+            env.step(seats[game.current].act(seen))
+    return found
+
+
+def same_answer(found, expected) -> bool:
+    """The same ``None``, or the same actions in the same order with the same values."""
+    if found is None or expected is None:
+        return found is expected
+    return list(found.items()) == list(expected.items())
+
+
+@pytest.mark.parametrize(
+    ("num_players", "teams", "games"), [(2, False, 40), (4, True, 40), (3, False, 2)]
+)
+def test_compiled_search_gives_the_reference_search_values(num_players, teams, games):
+    """The kernels against the pure-Python search they replaced, on endgame observations of
+    random and greedy play under several scoring rules: the same values (exactly, the team
+    game's sampled deals included) and the same declines."""
+    observations = endgame_observations(num_players, teams, games, seed=100 * num_players)
+    searched = 0
+    for seen in observations:
+        expected = reference.solve(seen)
+        assert same_answer(solve(seen), expected)
+        searched += expected is not None
+    assert searched == (0 if num_players == 3 else len(observations) // (2 if teams else 1))
+    if teams:  # other sample counts and hand limits
+        for seen in observations[::10]:
+            for options in ({"samples": 3}, {"max_team_cards": 3, "samples": 4}):
+                assert same_answer(solve(seen, **options), reference.solve(seen, **options))
+
+
+def test_compiled_search_declines_where_the_reference_declines():
+    """Cards left in the deck, no legal action (not my turn), a scoring rule past the cap."""
+    env = bastra_env.raw_env(num_players=2, max_rounds=1, jack_bastra_points=600)
+    env.reset(seed=1)
+    heuristic = HeuristicPolicy()
+    assert solve(env.observe(env.agent_selection)) is None
+    play_to_last_deal(env, heuristic)
+    for agent in env.agents:
+        seen = env.observe(agent)
+        assert solve(seen) is None and reference.solve(seen) is None
