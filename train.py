@@ -39,6 +39,7 @@ from tqdm import tqdm
 
 import bastra_env
 from agents import BASELINES, LearnedPolicy, make_policy
+from agents.compiled import action_inputs_batch
 from agents.evaluate import duplicate_match
 from agents.features import action_inputs
 from agents.network import (
@@ -49,6 +50,7 @@ from agents.network import (
     save_checkpoint,
 )
 from bastra_env import Rules
+from bastra_env.vector import VectorEnv, batch_actor
 
 
 @dataclass
@@ -276,12 +278,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     rules = config.rules
     n = rules.num_players
-    envs = [bastra_env.raw_env(rules=rules, reward="points") for _ in range(config.num_envs)]
+    venv = VectorEnv(config.num_envs, rules=rules, reward="points", copy=False)
     metrics_path = run_dir / "metrics.csv"
     eval_path = run_dir / "eval.csv"
     metrics_fields = ["update", "env_steps", "samples", "steps_per_s", "samples_per_s"]
     metrics_fields += ["mean_round_reward", "policy_loss", "value_loss", "entropy", "approx_kl"]
-    metrics_fields += ["learning_rate"]
+    metrics_fields += ["learning_rate"] + [f"{part}_s" for part in TIMED_PARTS]
     eval_fields = ["update", "env_steps", "opponent", "games", "win_rate", "ci_low", "ci_high"]
     eval_fields += ["point_diff"]
     for path, names in ((metrics_path, metrics_fields), (eval_path, eval_fields)):
@@ -339,19 +341,20 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             cuda_rng=torch.cuda.get_rng_state_all() if device.type == "cuda" else [],
         )
 
-    # ---- per-game state of the lockstep envs
-    controllers: list[list[int]] = [[-1] * n for _ in envs]  # per seat: -1 learner, k pool model k
-    live = [False] * len(envs)
-    trajectory_of: list[list[list[int]]] = [[[] for _ in range(n)] for _ in envs]
+    # ---- per-game state of the vector env's games
+    controllers = np.full((config.num_envs, n), -1, dtype=np.int64)  # -1 learner, k pool model k
+    live = np.zeros(config.num_envs, dtype=bool)
+    trajectory_of: list[list[list[int]]] = [[[] for _ in range(n)] for _ in range(venv.num_envs)]
 
     baselines = [
         make_policy(name, seed=config.seed + i) for i, name in enumerate(config.baseline_opponents)
     ]
+    baseline_actors = [batch_actor(policy) for policy in baselines]
 
     def start_game(e: int) -> None:
-        """A new game in env ``e``: self-play, or a pool snapshot or a baseline on one side."""
-        envs[e].reset(seed=int(rng.integers(2**62)))
-        controllers[e] = [-1] * n
+        """Who plays the game now in slot ``e``: self-play, or a pool snapshot or a baseline on
+        one side."""
+        controllers[e] = -1
         draw = rng.random()
         if pool.models and draw < config.pool_prob:
             opponent = int(rng.integers(len(pool.models)))
@@ -361,25 +364,28 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             opponent = -1
         if opponent != -1:
             frozen_side = int(rng.integers(2))
-            controllers[e] = [opponent if rules.side_of(s) == frozen_side else -1 for s in range(n)]
+            for s in range(n):
+                if rules.side_of(s) == frozen_side:
+                    controllers[e, s] = opponent
         trajectory_of[e] = [[] for _ in range(n)]
         live[e] = True
 
-    def credit_rewards(e: int, buffer: Rollout) -> None:
-        """A round was scored: add each seat's reward to that seat's latest move."""
-        env = envs[e]
-        for s, agent in enumerate(env.possible_agents):
-            reward = env.rewards[agent]
-            if reward and trajectory_of[e][s]:
-                buffer.rewards[trajectory_of[e][s][-1]] += reward * config.reward_scale
-                buffer.round_rewards.append(reward)
+    def credit_rewards(rows: np.ndarray, paid: np.ndarray, buffer: Rollout) -> None:
+        """A round was scored in some games: add each seat's reward to its latest move."""
+        for r in np.flatnonzero(paid.any(axis=1)):
+            e = rows[r]
+            for s in range(n):
+                reward = float(paid[r, s])
+                if reward and trajectory_of[e][s]:
+                    buffer.rewards[trajectory_of[e][s][-1]] += reward * config.reward_scale
+                    buffer.round_rewards.append(reward)
 
     def finish_game(e: int, buffer: Rollout, again: bool) -> None:
         for s in range(n):
             if trajectory_of[e][s]:
                 buffer.trajectories.append(trajectory_of[e][s])
         if again:
-            start_game(e)
+            start_game(e)  # the vector env has already dealt the slot's next game
         else:
             live[e] = False
 
@@ -404,52 +410,54 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             for group in optimizer.param_groups:
                 group["lr"] = config.learning_rate * max(fraction, 0.0)
 
-        # -- rollout: whole episodes from every env
+        # -- rollout: whole episodes from every game of the vector env
         buffer = Rollout()
         plays = 0
-        for e in range(len(envs)):
+        timer = dict.fromkeys(TIMED_PARTS, 0.0)
+        clock = time.perf_counter()
+        state = venv.reset(seed=int(rng.integers(2**62)))
+        for e in range(venv.num_envs):
             start_game(e)
-        while any(live):
-            groups: dict[int, list[int]] = {}
-            for e, env in enumerate(envs):
-                if live[e]:
-                    seat = env.agent_name_mapping[env.agent_selection]
-                    groups.setdefault(controllers[e][seat], []).append(e)
-            for who, members in groups.items():
-                if who >= BASELINE_CODE:  # a built-in player: one at a time, nothing recorded
-                    for e in members:
-                        env = envs[e]
-                        policy = baselines[who - BASELINE_CODE]
-                        env.step(policy.act(env.observe(env.agent_selection), env=env))
-                        plays += 1
-                        credit_rewards(e, buffer)
-                        if env.game.done:
-                            finish_game(e, buffer, plays < config.rollout_steps)
+        timer["env"] += time.perf_counter() - clock
+        while live.any():
+            rows = np.flatnonzero(live)
+            movers = controllers[rows, state["current_player"][rows]]
+            actions = np.empty(len(rows), dtype=np.int64)
+            for who in np.unique(movers).tolist():
+                pick = movers == who
+                chosen = rows[pick]
+                seen, masks = state["observation"][chosen], state["action_mask"][chosen]
+                clock = time.perf_counter()
+                if who >= BASELINE_CODE:  # a built-in player: nothing recorded
+                    actions[pick] = baseline_actors[who - BASELINE_CODE](seen, masks)
+                    timer["baselines"] += time.perf_counter() - clock
                     continue
-                seen = [envs[e].observe(envs[e].agent_selection) for e in members]
-                inputs = [action_inputs(s["observation"], s["action_mask"]) for s in seen]
-                obs = torch.from_numpy(np.stack([s["observation"] for s in seen])).to(device)
-                action_ids = torch.from_numpy(np.stack([i[0] for i in inputs])).to(device)
-                features = torch.from_numpy(np.stack([i[1] for i in inputs])).to(device)
+                action_ids, features = action_inputs_batch(seen, masks)
+                timer["features"] += time.perf_counter() - clock
+                clock = time.perf_counter()
+                obs = torch.from_numpy(seen).to(device)
+                action_ids = torch.from_numpy(action_ids).to(device)
+                features = torch.from_numpy(features).to(device)
                 net = model if who == -1 else pool.models[who]
                 with torch.no_grad():
                     logits, values = net(obs, action_ids, features)
                     dist = torch.distributions.Categorical(logits=logits)
-                    actions = dist.sample()
-                    logps = dist.log_prob(actions)
-                for i, e in enumerate(members):
-                    env = envs[e]
-                    seat = env.agent_name_mapping[env.agent_selection]
-                    if who == -1:
-                        index = buffer.add(
-                            obs[i], action_ids[i], features[i], actions[i], logps[i], values[i]
-                        )
-                        trajectory_of[e][seat].append(index)
-                    env.step(int(actions[i]))
-                    plays += 1
-                    credit_rewards(e, buffer)
-                    if env.game.done:
-                        finish_game(e, buffer, plays < config.rollout_steps)
+                    chosen_actions = dist.sample()
+                    logps = dist.log_prob(chosen_actions)
+                actions[pick] = chosen_actions.cpu().numpy()
+                if who == -1:
+                    first = buffer.add(obs, action_ids, features, chosen_actions, logps, values)
+                    seats = state["current_player"][chosen].tolist()
+                    for k, (e, seat) in enumerate(zip(chosen.tolist(), seats, strict=True)):
+                        trajectory_of[e][seat].append(first + k)
+                timer["forward"] += time.perf_counter() - clock
+            clock = time.perf_counter()
+            state = venv.step_some(rows, actions)
+            plays += len(rows)
+            credit_rewards(rows, state["rewards"][rows], buffer)
+            for e in rows[state["terminated"][rows]].tolist():
+                finish_game(e, buffer, plays < config.rollout_steps)
+            timer["env"] += time.perf_counter() - clock
 
         # -- advantages per seat trajectory (whole episodes: no bootstrap)
         batch = buffer.tensors()
@@ -466,6 +474,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         returns = advantages + batch["values"]
 
         # -- PPO update
+        clock = time.perf_counter()
         size = len(buffer)
         stats = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0}
         count = 0
@@ -499,6 +508,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 stats["entropy"] += entropy.item()
                 count += 1
         stats = {k: v / count for k, v in stats.items()}
+        timer["update"] += time.perf_counter() - clock
 
         # -- bookkeeping
         update += 1
@@ -518,6 +528,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             "mean_round_reward": mean_reward,
             **stats,
             "learning_rate": optimizer.param_groups[0]["lr"],
+            **{f"{part}_s": seconds for part, seconds in timer.items()},
         }
         with metrics_path.open("a", newline="") as f:
             csv.writer(f).writerow(
@@ -642,39 +653,33 @@ class Rollout:
     """Learner transitions of one update, indexed in the order they were played."""
 
     def __init__(self) -> None:
-        self.obs: list[torch.Tensor] = []
-        self.action_ids: list[torch.Tensor] = []
-        self.features: list[torch.Tensor] = []
-        self.actions: list[torch.Tensor] = []
-        self.logps: list[torch.Tensor] = []
-        self.values: list[torch.Tensor] = []
+        self.parts: dict[str, list[torch.Tensor]] = {name: [] for name in ROLLOUT_FIELDS}
         self.rewards: list[float] = []
         self.trajectories: list[list[int]] = []
         self.round_rewards: list[float] = []
 
-    def add(self, obs, action_ids, features, action, logp, value) -> int:
-        self.obs.append(obs)
-        self.action_ids.append(action_ids)
-        self.features.append(features)
-        self.actions.append(action)
-        self.logps.append(logp)
-        self.values.append(value)
-        self.rewards.append(0.0)
-        return len(self.rewards) - 1
+    def add(self, obs, action_ids, features, actions, logps, values) -> int:
+        """A batch of transitions; returns the index of the first."""
+        first = len(self.rewards)
+        for name, part in zip(
+            ROLLOUT_FIELDS, (obs, action_ids, features, actions, logps, values), strict=True
+        ):
+            self.parts[name].append(part)
+        self.rewards += [0.0] * len(actions)
+        return first
 
     def __len__(self) -> int:
         return len(self.rewards)
 
     def tensors(self) -> dict[str, torch.Tensor]:
         """The transitions stacked, on the device they were made on (the training device)."""
-        return {
-            "obs": torch.stack(self.obs),
-            "action_ids": torch.stack(self.action_ids),
-            "features": torch.stack(self.features),
-            "actions": torch.stack(self.actions),
-            "logps": torch.stack(self.logps),
-            "values": torch.stack(self.values),
-        }
+        return {name: torch.cat(parts) for name, parts in self.parts.items()}
+
+
+ROLLOUT_FIELDS = ("obs", "action_ids", "features", "actions", "logps", "values")
+TIMED_PARTS = ("env", "baselines", "features", "forward", "update")
+"""Where an update's time goes: the vector env's steps, built-in opponents' moves, the network's
+per-action inputs, the rollout's forward passes, and the PPO update (logged per update)."""
 
 
 def _cpu_copy(model: PolicyValueNet) -> PolicyValueNet:

@@ -8,6 +8,7 @@ the single-agent one.
 import gymnasium
 import pettingzoo
 
+from . import _cache  # noqa: F401  (first: numba's cache folder, before any kernel)
 from .captures import legal_captures
 from .cards import card_name, parse_card
 from .env import env, raw_env
