@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+import bastra_env
 from agents import GreedyPolicy, RandomPolicy
 from agents.evaluate import (
     MatchResult,
@@ -88,3 +89,22 @@ def test_curves_plot_from_a_run_directory(tmp_path):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     with pytest.raises(ValueError, match=r"eval\.csv not found"):
         plot_curves([tmp_path / "nothing"])
+
+
+def test_batched_games_are_the_games_the_aec_env_plays():
+    from agents import GreedyPolicy, HeuristicPolicy
+    from agents.evaluate import play_game, play_games
+
+    greedy, heuristic = GreedyPolicy(), HeuristicPolicy()
+    for table, seats in (
+        ({"num_players": 2}, [greedy, heuristic]),
+        ({"num_players": 4, "teams": True}, [heuristic, greedy, greedy, heuristic]),
+    ):
+        rules = bastra_env.Rules(target_score=30, **table)
+        seeds = [5, 6, 7]
+        scores, winners = play_games(rules, [seats] * 3, seeds)
+        env = bastra_env.env(rules=rules)
+        for g, seed in enumerate(seeds):
+            assert play_game(env, seats, seed) == scores[g].tolist()
+            expected = env.unwrapped.game.winner
+            assert winners[g] == (-1 if expected is None else expected)

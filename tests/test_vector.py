@@ -200,3 +200,17 @@ def test_gymnasium_vector_face_ends_a_game_on_an_illegal_learner_action():
     obs, reward, terminated, _, infos = env.step(actions)
     assert terminated.tolist() == [False, True] and reward[1] == -1.0
     assert infos["illegal"].tolist() == [False, True]
+
+
+def test_game_seeds_option_puts_one_game_in_several_slots():
+    venv = VectorEnv(4, num_players=2)
+    state = venv.reset(seed=0, options={"game_seeds": [9, 9, 10, 9]})
+    obs = state["observation"]
+    assert np.array_equal(obs[0], obs[1]) and np.array_equal(obs[0], obs[3])
+    assert not np.array_equal(obs[0], obs[2])
+    aec = bastra_env.raw_env(num_players=2)
+    aec.reset(seed=9)
+    assert np.array_equal(aec.observe("player_0")["observation"], obs[0])
+    assert state["game_seed"].tolist() == [9, 9, 10, 9]
+    with pytest.raises(ValueError, match="game_seeds"):
+        venv.reset(options={"game_seeds": [1, 2]})
