@@ -8,9 +8,11 @@ Every field of ``Config`` below can be set in the YAML file and overridden on th
 ``curves.png``.
 
 How it learns (see the README for the figures behind these choices):
-- ``num_envs`` games run in lockstep; at each step the seats to move are batched through the
-  network. In a self-play game every seat is the learner; in a pool game (``pool_prob``) one side
-  is a frozen past snapshot and only the learner's side is recorded.
+- ``num_envs`` games run on the vector env (``bastra_env.vector``); at each step the seats to
+  move are grouped by who plays them and each group goes through its network (or built-in
+  player) in one batch, with the per-action inputs computed by compiled kernels. In a
+  self-play game every seat is the learner; in a pool game (``pool_prob``) one side is a frozen
+  past snapshot and only the learner's side is recorded.
 - Each seat's moves form its own trajectory, so returns and advantages never mix one seat's
   future with another's; partners receive the same team reward.
 - Rewards are each round's point difference (``reward="points"``), scaled by ``reward_scale``.
@@ -67,7 +69,7 @@ class Config:
     total_env_steps: int = 2_000_000
     """Stop after this many plays (all seats, pool seats included)."""
     num_envs: int = 32
-    """Games played in lockstep, batched through the network."""
+    """Games stepped together on the vector env, batched through the network."""
     rollout_steps: int = 4096
     """Plays collected per update (rounded up to whole episodes)."""
     hidden: list[int] = field(default_factory=lambda: [256, 256])

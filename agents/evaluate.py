@@ -337,7 +337,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--curves", nargs="+", metavar="RUN_DIR", help="plot training curves")
     parser.add_argument("--out", help="PNG path for --curves")
     args = parser.parse_args(argv)
-    torch.set_num_threads(1)  # one game at a time: batch-1 inference is fastest on one thread
+    torch.set_num_threads(1)  # the games run in batch; one thread leaves a core to spare
     if args.curves:
         print(f"wrote {plot_curves(args.curves, args.out)}")
         return

@@ -42,7 +42,7 @@ def main() -> None:
         "--no-endgame", action="store_true", help="the network alone, without the endgame search"
     )
     args = parser.parse_args()
-    torch.set_num_threads(1)  # one game at a time: batch-1 inference is fastest on one thread
+    torch.set_num_threads(1)  # the games run in batch (agents.evaluate); one thread is plenty
     path = args.model or str(ROOT / MODELS[args.table])
     learned = load_policy(path, endgame=not args.no_endgame)
     name = Path(path).stem + ("-network" if args.no_endgame else "")

@@ -6,7 +6,8 @@ Runs ``train.py`` with the shipped configs (``configs/2p.yaml``, ``configs/4p_te
 self-play, snapshot pool and built-in opponents) for a short budget, with evaluation and the
 imitation warm start off, and reads the per-update figures from its ``metrics.csv``. The first
 update (interpreter and cache warm-up) is left out. An env step is one play by any seat; a
-learner sample is a play recorded for learning (pool and built-in seats are not).
+learner sample is a play recorded for learning (pool and built-in seats are not). The breakdown
+shows where an update's time goes (``train.TIMED_PARTS``).
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ sys.path.insert(0, str(ROOT))
 import train  # noqa: E402
 
 
-def measure(config: str, steps: int, threads: int) -> tuple[float, float, int]:
-    """(env steps/s, learner samples/s, updates timed) over all updates but the first."""
+def measure(config: str, steps: int, threads: int) -> dict[str, float]:
+    """Env steps/s, learner samples/s, updates timed, and the seconds spent in each part of an
+    update (``train.TIMED_PARTS``), over all updates but the first."""
     with tempfile.TemporaryDirectory() as run_dir:
         train.main(
             ["--config", str(ROOT / config), "--run-dir", run_dir, "--total-env-steps", str(steps),
@@ -33,14 +35,16 @@ def measure(config: str, steps: int, threads: int) -> tuple[float, float, int]:
              "--imitation-samples", "0", "--threads", str(threads)]
         )  # fmt: skip
         rows = list(csv.DictReader((Path(run_dir) / "metrics.csv").open()))
-    total_steps = total_samples = total_seconds = 0.0
+    found = dict.fromkeys(["steps", "samples", "seconds", *train.TIMED_PARTS], 0.0)
     for previous, row in itertools.pairwise(rows):
         plays = int(row["env_steps"]) - int(previous["env_steps"])
-        samples = int(row["samples"]) - int(previous["samples"])
-        total_steps += plays
-        total_samples += samples
-        total_seconds += plays / float(row["steps_per_s"])
-    return total_steps / total_seconds, total_samples / total_seconds, len(rows) - 1
+        found["steps"] += plays
+        found["samples"] += int(row["samples"]) - int(previous["samples"])
+        found["seconds"] += plays / float(row["steps_per_s"])
+        for part in train.TIMED_PARTS:
+            found[part] += float(row[f"{part}_s"])
+    found["updates"] = len(rows) - 1
+    return found
 
 
 def main() -> None:
@@ -51,10 +55,17 @@ def main() -> None:
     results = {}
     for name, config in (("2p", "configs/2p.yaml"), ("4p teams", "configs/4p_teams.yaml")):
         results[name] = measure(config, args.steps, args.threads)
-    print(f"\n{'table':<10} {'env steps/s':>12} {'samples/s':>11} {'updates':>8}", end="")
+    parts = "".join(f" {part + ' %':>11}" for part in train.TIMED_PARTS)
+    print(f"\n{'table':<10} {'env steps/s':>12} {'samples/s':>11} {'updates':>8}{parts}", end="")
     print(f"  (torch threads: {args.threads})")
-    for name, (env_rate, sample_rate, updates) in results.items():
-        print(f"{name:<10} {env_rate:>12,.0f} {sample_rate:>11,.0f} {updates:>8}")
+    for name, r in results.items():
+        shares = "".join(f" {100 * r[part] / r['seconds']:>11.1f}" for part in train.TIMED_PARTS)
+        print(
+            f"{name:<10} {r['steps'] / r['seconds']:>12,.0f} {r['samples'] / r['seconds']:>11,.0f}"
+            f" {r['updates']:>8.0f}{shares}"
+        )
+    print("(shares of an update's wall time: vector env steps, built-in opponents, per-action")
+    print(" inputs, rollout forward passes, PPO update; the rest is bookkeeping)")
 
 
 if __name__ == "__main__":
