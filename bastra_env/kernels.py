@@ -438,7 +438,8 @@ def find_move(state: np.ndarray, action: int) -> int:
 
 # ------------------------------------------------------------------------- dealing (R4-R6)
 @njit(cache=True)
-def _splitmix(x: np.uint64) -> tuple:
+def splitmix64(x: np.uint64) -> tuple:
+    """One step of splitmix64: (the next state, its output)."""
     x = x + np.uint64(0x9E3779B97F4A7C15)
     z = x
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
@@ -453,7 +454,7 @@ def shuffle_into(seed: int, round_number: int, out: np.ndarray) -> None:
     for i in range(NUM_CARDS):
         out[i] = i
     for i in range(NUM_CARDS - 1, 0, -1):
-        x, z = _splitmix(x)
+        x, z = splitmix64(x)
         j = np.int64(z % np.uint64(i + 1))
         t = out[i]
         out[i] = out[j]

@@ -73,9 +73,9 @@ SEED_MASK = (1 << 63) - 1
 @njit(cache=True)
 def _game_seed(seed: int, slot: int, k: int) -> int:
     x = np.uint64(seed) ^ (np.uint64(slot) * np.uint64(0x9E3779B97F4A7C15))
-    x, z = K._splitmix(x)
+    x, z = K.splitmix64(x)
     x = z ^ (np.uint64(k) * np.uint64(0xC2B2AE3D27D4EB4F))
-    x, z = K._splitmix(x)
+    x, z = K.splitmix64(x)
     return np.int64(z >> np.uint64(1))
 
 
