@@ -17,7 +17,9 @@ k)``, a Fisher-Yates shuffle driven by splitmix64 started at ``s ^ (k * 0xD1B54A
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.core.extending import intrinsic
 
 from .cards import FULL_DECK, NUM_CARDS
 from .layout import (
@@ -196,23 +198,42 @@ CAPTURE_WORK = 4096
 
 
 # ------------------------------------------------------------------------- bit helpers
+@intrinsic
+def _ctpop(typingctx, x):
+    """LLVM's ctpop (one POPCNT instruction where the processor has it) on an int64."""
+    if not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        value = context.cast(builder, args[0], signature.args[0], types.int64)
+        return builder.ctpop(value)
+
+    return types.int64(x), codegen
+
+
+@intrinsic
+def _cttz(typingctx, x):
+    """LLVM's cttz (count trailing zeros: one TZCNT/BSF instruction) on a non-zero int64."""
+    if not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        value = context.cast(builder, args[0], signature.args[0], types.int64)
+        return builder.cttz(value, ir.Constant(ir.IntType(1), 1))
+
+    return types.int64(x), codegen
+
+
 @njit(cache=True, inline="always")
 def popcount(x: int) -> int:
-    x = x - ((x >> 1) & 0x5555555555555555)
-    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-    # shifts and adds, no multiply: a signed multiply may be assumed not to overflow, which lets
-    # the compiler fold comparisons of the result wrongly
-    x = x + (x >> 8)
-    x = x + (x >> 16)
-    x = x + (x >> 32)
-    return x & 0x7F
+    """Cards in a mask."""
+    return _ctpop(x)
 
 
 @njit(cache=True, inline="always")
 def lowest_card(x: int) -> int:
     """Index of the lowest set bit of a non-zero mask."""
-    return popcount((x & -x) - 1)
+    return _cttz(x)
 
 
 @njit(cache=True, inline="always")
@@ -652,6 +673,14 @@ def _end_round(state: np.ndarray, rules: np.ndarray) -> None:
 
 
 # ------------------------------------------------------------------------- observation
+@njit(cache=True, inline="always")
+def _set_cards(obs: np.ndarray, at: int, cards: int) -> None:
+    """``obs[at + c] = 1.0`` for each card ``c`` of the mask (the rest stays as it is)."""
+    while cards:
+        obs[at + lowest_card(cards)] = 1.0
+        cards &= cards - 1
+
+
 @njit(cache=True)
 def encode(
     state: np.ndarray, rules: np.ndarray, seat: int, obs: np.ndarray, mask: np.ndarray
@@ -666,37 +695,20 @@ def encode(
         mask[i] = 0
     hand = state[HANDS + seat]
     board = state[BOARD]
+    _set_cards(obs, _O_HAND, hand)
+    _set_cards(obs, _O_BOARD, board)
     seen = hand | board
-    rest = hand
-    while rest:
-        c = lowest_card(rest)
-        rest &= rest - 1
-        obs[_O_HAND + c] = 1.0
-    rest = board
-    while rest:
-        c = lowest_card(rest)
-        rest &= rest - 1
-        obs[_O_BOARD + c] = 1.0
     target = rules[R_TARGET]
     for offset in range(n):
         other = (seat + offset) % n
         slot = _SLOT_TABLE[n, offset]
         pile = state[CAPTURED + other]
         seen |= pile
-        base = _O_CAPTURED + NUM_CARDS * slot
-        rest = pile
-        while rest:
-            c = lowest_card(rest)
-            rest &= rest - 1
-            obs[base + c] = 1.0
+        _set_cards(obs, _O_CAPTURED + NUM_CARDS * slot, pile)
         obs[_O_SCORES + slot] = min(state[SCORES + side_of(rules, other)] / target, 4.0)
         obs[_O_HAND_SIZES + slot] = popcount(state[HANDS + other]) / 4
         obs[_O_BASTRAS + slot] = (state[BASTRAS + other] + state[JACK_BASTRAS + other]) / 4
-    rest = _FULL & ~seen
-    while rest:
-        c = lowest_card(rest)
-        rest &= rest - 1
-        obs[_O_UNSEEN + c] = 1.0
+    _set_cards(obs, _O_UNSEEN, _FULL & ~seen)
     obs[_O_TARGET] = min(target / 100, 10.0)
     obs[_O_ROUND] = min(state[ROUND] / 10, 10.0)
     obs[_O_PLAYS] = state[PLAYS] / PLAYS_PER_ROUND

@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from bastra_env import Game, Rules  # noqa: E402
 from bastra_env import kernels as K  # noqa: E402
+from benchmarks import pin_to_one_core  # noqa: E402
 from tests import reference  # noqa: E402
 
 TABLES = {
@@ -104,6 +105,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5, help="timed repeats; the best is shown")
     parser.add_argument("--profile", action="store_true", help="print a cProfile of Game play")
     args = parser.parse_args()
+    pin_to_one_core()
 
     engines = {
         "kernels": lambda rules, games: kernel_games(K.rules_array(rules), games, 0),

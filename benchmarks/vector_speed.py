@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 import bastra_env  # noqa: E402
 from bastra_env.vector import VectorEnv, random_legal  # noqa: E402
+from benchmarks import pin_to_one_core  # noqa: E402
 from benchmarks.engine_speed import python_games  # noqa: E402
 from benchmarks.env_speed import run as aec_run  # noqa: E402
 from tests import reference  # noqa: E402
@@ -112,6 +113,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=300, help="vector steps per repeat")
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
+    pin_to_one_core()
     b, steps = args.num_envs, args.steps
     runners: dict[str, Callable[[], tuple[int, float]]] = {
         "vector 2p": vector_runner(b, steps, num_players=2),
