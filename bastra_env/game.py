@@ -42,8 +42,8 @@ from typing import Any
 import numpy as np
 
 from . import kernels as K
-from .captures import captures
-from .cards import NUM_CARDS, Card, Mask, card_name, mask_str, parse_deck
+from .captures import CACHE_LIMIT, RELEVANT, captures
+from .cards import NUM_CARDS, Card, Mask, card_name, iter_cards, mask_str, parse_deck
 from .kernels import BOARD_SIZE, HAND_SIZE, PLAYS_PER_ROUND
 from .rules import Rules
 
@@ -180,7 +180,7 @@ def _block(name: str, per_side: bool = False) -> property:
 
 def _scalar(index: int) -> property:
     def read(self: Game) -> int:
-        return int(self._s[index])
+        return self._s.item(index)
 
     def write(self: Game, value: int) -> None:
         self._s[index] = value
@@ -262,7 +262,7 @@ class Game:
 
     @property
     def done(self) -> bool:
-        return bool(self._s[K.DONE])
+        return bool(self._s.item(K.DONE))
 
     @property
     def winner(self) -> int | None:
@@ -280,23 +280,24 @@ class Game:
         """Every legal ``(card, capture)`` of the seat to move, cards low to high, captures in
         canonical order (most cards, most points, lowest mask). ``[]`` once the game is over."""
         s = self._s
-        if s[K.DONE]:
+        if s.item(K.DONE):
             return []
-        board = int(s[K.BOARD])
-        hand = int(s[K.HANDS + s[K.CURRENT]])
-        auto = self._r[K.R_AUTO]
+        board = s.item(K.BOARD)
+        hand = s.item(K.HANDS + s.item(K.CURRENT))
+        cards = _HAND_CARDS.get(hand)
+        if cards is None:
+            cards = _hand_cards(hand)
+        auto = self.rules.capture == "auto"
         moves: list[Move] = []
-        while hand:
-            low = hand & -hand
-            card = low.bit_length() - 1
-            hand ^= low
-            found = captures(card, board)
-            if not found:
-                moves.append((card, 0))
-            elif auto:
-                moves.append((card, found[0]))
+        for card in cards:
+            key = board & _CARD_RELEVANT[card]
+            found = _MOVE_CACHE[card].get(key)
+            if found is None:
+                found = _card_moves(card, key)
+            if auto:
+                moves.append(found[0])
             else:
-                moves += [(card, capture) for capture in found]
+                moves += found
         return moves
 
     def captures_for(self, card: Card) -> tuple[Mask, ...]:
@@ -349,7 +350,7 @@ class Game:
     def apply(self, card: Card, capture: Mask) -> None:
         """Play without checking legality: the fast path for callers that took the move from
         :meth:`legal_moves`. An illegal move here corrupts the state."""
-        if K.apply_move(self._s, self._r, card, capture):
+        if K.apply_move(self._s, self._r, card, capture):  # True: a round was scored
             self.results += (RoundResult.from_state(self._s, self.rules.num_sides),)
 
     # ----------------------------------------------------------------------------- reading
@@ -395,6 +396,28 @@ class Game:
             f"current={self.current}, board=[{mask_str(self.board)}], hands=[{hands}], "
             f"scores={list(self.scores)})"
         )
+
+
+_CARD_RELEVANT: tuple[Mask, ...] = tuple(RELEVANT[c >> 2] for c in range(NUM_CARDS))
+_MOVE_CACHE: tuple[dict[Mask, tuple[Move, ...]], ...] = tuple({} for _ in range(NUM_CARDS))
+"""Per card: ``board & _CARD_RELEVANT[card]`` -> its legal moves (a trail if it cannot capture)."""
+_HAND_CARDS: dict[Mask, tuple[Card, ...]] = {}
+"""Hand mask -> its cards, low to high."""
+
+
+def _card_moves(card: Card, key: Mask) -> tuple[Move, ...]:
+    cache = _MOVE_CACHE[card]
+    if len(cache) >= CACHE_LIMIT:
+        cache.clear()
+    moves = cache[key] = tuple((card, cap) for cap in captures(card, key)) or ((card, 0),)
+    return moves
+
+
+def _hand_cards(hand: Mask) -> tuple[Card, ...]:
+    if len(_HAND_CARDS) >= CACHE_LIMIT:
+        _HAND_CARDS.clear()
+    cards = _HAND_CARDS[hand] = tuple(iter_cards(hand))
+    return cards
 
 
 __all__ = [
