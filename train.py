@@ -262,7 +262,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     model = PolicyValueNet(
         NetworkConfig(hidden=tuple(config.hidden), pair_width=config.pair_width)
     ).to(device)
-    optimizer = torch.optim.Adam(model.parameters(), lr=config.learning_rate, eps=1e-5)
+    optimizer = torch.optim.Adam(
+        model.parameters(), lr=config.learning_rate, eps=1e-5, foreach=True
+    )
     pool = Pool(config, device)
     update, env_steps, samples, train_seconds = 0, 0, 0, 0.0
     if resume:
@@ -442,13 +444,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 features = torch.from_numpy(features).to(device)
                 net = model if who == -1 else pool.models[who]
                 with torch.no_grad():
-                    logits, values = net(obs, action_ids, features)
-                    dist = torch.distributions.Categorical(logits=logits)
-                    chosen_actions = dist.sample()
-                    logps = dist.log_prob(chosen_actions)
-                actions[pick] = chosen_actions.cpu().numpy()
+                    logits, values = net.slot_logits(obs, action_ids, features)
+                    dist = torch.distributions.Categorical(logits=logits, validate_args=False)
+                    slots = dist.sample()  # a slot of action_ids: a legal action
+                    logps = dist.log_prob(slots)
+                actions[pick] = action_ids.gather(1, slots[:, None])[:, 0].cpu().numpy()
                 if who == -1:
-                    first = buffer.add(obs, action_ids, features, chosen_actions, logps, values)
+                    first = buffer.add(obs, action_ids, features, slots, logps, values)
                     seats = state["current_player"][chosen].tolist()
                     for k, (e, seat) in enumerate(zip(chosen.tolist(), seats, strict=True)):
                         trajectory_of[e][seat].append(first + k)
@@ -484,10 +486,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             order = torch.randperm(size)
             for start in range(0, size, config.minibatch_size):
                 mb = order[start : start + config.minibatch_size]
-                logits, values = model(
+                logits, values = model.slot_logits(
                     batch["obs"][mb], batch["action_ids"][mb], batch["features"][mb]
                 )
-                dist = torch.distributions.Categorical(logits=logits)
+                dist = torch.distributions.Categorical(logits=logits, validate_args=False)
                 new_logp = dist.log_prob(batch["actions"][mb])
                 log_ratio = new_logp - batch["logps"][mb]
                 ratio = log_ratio.exp()
@@ -679,6 +681,7 @@ class Rollout:
 
 
 ROLLOUT_FIELDS = ("obs", "action_ids", "features", "actions", "logps", "values")
+"""A rollout's tensors; ``actions`` are the slots of ``action_ids`` that were played."""
 TIMED_PARTS = ("env", "baselines", "features", "forward", "update")
 """Where an update's time goes: the vector env's steps, built-in opponents' moves, the network's
 per-action inputs, the rollout's forward passes, and the PPO update (logged per update)."""

@@ -82,12 +82,13 @@ class PolicyValueNet(nn.Module):
         nn.init.orthogonal_(self.score.weight, gain=0.01)
         nn.init.zeros_(self.score.bias)
 
-    def forward(
+    def slot_logits(
         self, observation: torch.Tensor, actions: torch.Tensor, features: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """observation ``[B, observation_size]``; actions ``[B, K]`` (legal action ids, padded with
-        ``PAD_ACTION``); features ``[B, K, action_features]`` -> logits ``[B, num_actions]`` and
-        values ``[B]``."""
+        """The same inputs as :meth:`forward` -> logits ``[B, K]`` per slot of ``actions``
+        (``MASKED_LOGIT`` on padding slots) and values ``[B]``. A distribution over these K
+        slots is the policy's distribution over the legal actions, at a fraction of the cost of
+        the full action space (training samples and scores slots)."""
         state = self.trunk(observation)  # [B, H]
         # only the real (state, action) pairs go through the pair layers: padding rows are most
         # of the K slots (a state has about 3 legal actions of the 16 slots)
@@ -96,14 +97,25 @@ class PolicyValueNet(nn.Module):
         pair = self.state_to_pair(state)[rows] + self.action_to_pair(inputs)  # [P, pair_width]
         scores = self.score(self.pair_head(pair)).squeeze(-1)  # [P]
         scores = scores + inputs[:, -len(INITIAL_SUMMARY_WEIGHTS) :] @ self.summary_weights
-        logits = torch.full(
-            (observation.shape[0], self.config.num_actions),
-            MASKED_LOGIT,
-            dtype=scores.dtype,
-            device=scores.device,
-        )
-        logits = logits.index_put((rows, actions[rows, slots]), scores)
+        logits = torch.full(actions.shape, MASKED_LOGIT, dtype=scores.dtype, device=scores.device)
+        logits = logits.index_put((rows, slots), scores)
         return logits, self.value_head(state).squeeze(-1)
+
+    def forward(
+        self, observation: torch.Tensor, actions: torch.Tensor, features: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """observation ``[B, observation_size]``; actions ``[B, K]`` (legal action ids, padded with
+        ``PAD_ACTION``); features ``[B, K, action_features]`` -> logits ``[B, num_actions]`` and
+        values ``[B]``."""
+        slot_logits, values = self.slot_logits(observation, actions, features)
+        logits = torch.full(
+            (observation.shape[0], self.config.num_actions + 1),
+            MASKED_LOGIT,
+            dtype=slot_logits.dtype,
+            device=slot_logits.device,
+        )
+        logits = logits.scatter(1, actions, slot_logits)[:, : self.config.num_actions]
+        return logits, values
 
 
 def save_checkpoint(path: str | Path, model: PolicyValueNet, **extra: Any) -> None:
