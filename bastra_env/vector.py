@@ -79,6 +79,14 @@ def _game_seed(seed: int, slot: int, k: int) -> int:
     return np.int64(z >> np.uint64(1))
 
 
+@njit(cache=True)
+def _first_seeds(seed: int, count: int) -> np.ndarray:
+    out = np.empty(count, dtype=np.int64)
+    for i in range(count):
+        out[i] = _game_seed(seed, i, 0)
+    return out
+
+
 def game_seed(seed: int, slot: int, k: int) -> int:
     """The game seed of game ``k`` of slot ``slot`` after ``reset(seed=seed)`` (module docs)."""
     return int(_game_seed(int(seed) & SEED_MASK, int(slot), int(k)))
@@ -262,9 +270,7 @@ class VectorEnv:
         self._games[:] = 0
         a = self._arrays
         if first_seeds is None:
-            first_seeds = np.array(
-                [game_seed(self._seed, i, 0) for i in range(self.num_envs)], dtype=np.int64
-            )
+            first_seeds = _first_seeds(self._seed, self.num_envs)
         _start(
             self.states,
             self._rules_row,
