@@ -12,7 +12,7 @@ from bastra_env.layout import OFFSETS
 
 from .compiled import batch_arrays
 from .endgame import solve
-from .features import action_inputs, action_inputs_batch
+from .features import action_inputs_batch
 from .network import PolicyValueNet, build_model, read_checkpoint
 from .policies import Observation, legal_actions
 
@@ -40,23 +40,10 @@ class LearnedPolicy:
         self.generator = torch.Generator().manual_seed(seed if seed is not None else 0)
         self.name = name or "learned"
 
-    @torch.no_grad()
     def act(self, observation: Observation, env: Any = None) -> int:
         legal_actions(observation)  # refuses an observation with no legal action
-        flat = np.asarray(observation["observation"], dtype=np.float32)
-        actions, features = action_inputs(flat, observation["action_mask"])
-        logits, _ = self.model(
-            torch.from_numpy(flat)[None],
-            torch.from_numpy(actions)[None],
-            torch.from_numpy(features)[None],
-        )
-        if self.sample:
-            probs = torch.softmax(logits[0], dim=-1)
-            return int(torch.multinomial(probs, 1, generator=self.generator))
-        solved = solve(observation) if self.endgame else None
-        if solved:
-            return max(solved, key=lambda a: (solved[a], float(logits[0, a])))
-        return int(torch.argmax(logits[0]))
+        observations = np.asarray(observation["observation"])[None]
+        return int(self.act_batch(observations, np.asarray(observation["action_mask"])[None])[0])
 
     @torch.no_grad()
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
