@@ -199,6 +199,22 @@ def _captures_of(card: int, board: int, caps: np.ndarray, work: np.ndarray) -> n
     return caps[:count]
 
 
+@njit(cache=True, inline="always")
+def _play_of(action: int, board: int, caps: np.ndarray, work: np.ndarray) -> tuple:
+    """(error code or 0, the capture ``action`` takes on ``board`` (0: a trail), the board it
+    leaves)."""
+    card = action // _SLOTS
+    slot = action % _SLOTS
+    found = card_captures(card, board, caps, _SLOTS, work)
+    if found < 0:
+        return _TOO_LARGE, 0, board
+    if found == 0:
+        return 0, 0, board | (1 << card)
+    if slot >= found:
+        return _BAD_SLOT, 0, board
+    return 0, caps[slot], board ^ caps[slot]
+
+
 # ------------------------------------------------------------------------- the heuristic
 @njit(cache=True)
 def _estimates_row(
@@ -234,25 +250,18 @@ def _estimates_row(
     h = min(next_hand, total)
     none = _comb(total, h)
     for row in range(n_legal):
-        action = legal[row]
-        card = action // _SLOTS
-        slot = action % _SLOTS
-        found = card_captures(card, board, caps, _SLOTS, work)
-        if found < 0:
-            return _TOO_LARGE
-        if found > 0:
-            if slot >= found:
-                return _BAD_SLOT
-            capture = caps[slot]
+        card = legal[row] // _SLOTS
+        error, capture, after = _play_of(legal[row], board, caps, work)
+        if error != 0:
+            return error
+        if capture != 0:
             gain = _value(
                 card, capture, board, my_bastra, card_value, bastra_points, jack_bastra_points
             )
-            after = board ^ capture
             if card >> 2 == JACK and popcount(capture) <= 2:
                 gain -= jack_keep
         else:
             gain = 0.0
-            after = board | (1 << card)
             if card >> 2 == JACK:
                 gain -= jack_keep
         # follow_up: the best capture of one of my other cards on the board left
@@ -465,18 +474,9 @@ def _action_inputs(
         for row in range(n):
             action = legal[row]
             card = action // _SLOTS
-            slot = action % _SLOTS
-            found = card_captures(card, board, caps, _SLOTS, work)
-            if found < 0:
-                return _TOO_LARGE
-            if found > 0:
-                if slot >= found:
-                    return _BAD_SLOT
-                capture = caps[slot]
-                after = board ^ capture
-            else:
-                capture = 0
-                after = board | (1 << card)
+            error, capture, after = _play_of(action, board, caps, work)
+            if error != 0:
+                return error
             features[b, row, card] = 1.0
             rest = capture
             while rest:
