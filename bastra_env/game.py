@@ -356,12 +356,24 @@ class Game:
     # ----------------------------------------------------------------------------- reading
     def copy(self) -> Game:
         """An independent copy (shares only immutable parts: rules, results)."""
-        new = Game.__new__(Game)
-        new.rules = self.rules
-        new._r = self._r
-        new._s = self._s.copy()
-        new.results = self.results
-        return new
+        return Game.from_state(self.rules, self._s, self.results, self._r)
+
+    @classmethod
+    def from_state(
+        cls,
+        rules: Rules,
+        state: np.ndarray,
+        results: tuple[RoundResult, ...] = (),
+        rules_row: np.ndarray | None = None,
+    ) -> Game:
+        """A game holding a copy of a kernels' state row (``Game.state``, a row of
+        ``VectorEnv.states``) played under ``rules``; ``results`` are its finished rounds."""
+        game = cls.__new__(cls)
+        game.rules = rules
+        game._r = K.rules_array(rules) if rules_row is None else rules_row
+        game._s = np.asarray(state, dtype=np.int64).copy()
+        game.results = results
+        return game
 
     @property
     def num_players(self) -> int:

@@ -353,15 +353,10 @@ class VectorEnv:
     # ------------------------------------------------------------------------------ reading
     def game(self, i: int):
         """Game ``i`` as a :class:`~bastra_env.game.Game` (a copy: playing it changes nothing
-        here)."""
+        here; its ``results`` are empty, the env keeps no round history)."""
         from .game import Game
 
-        game = Game.__new__(Game)
-        game.rules = self.rules
-        game._r = self._rules_row
-        game._s = self.states[i].copy()
-        game.results = ()
-        return game
+        return Game.from_state(self.rules, self.states[i], (), self._rules_row)
 
     def __repr__(self) -> str:
         return (
