@@ -1,23 +1,40 @@
 """Bastra players: rule-based baselines and learned policies."""
 
+import difflib
+from pathlib import Path
+from typing import Any
+
 from .heuristic import HeuristicPolicy
-from .learned import LearnedPolicy, load_policy
+from .learned import PRETRAINED, LearnedPolicy, load_policy
 from .policies import GreedyPolicy, RandomPolicy
 
 BASELINES = {"random": RandomPolicy, "greedy": GreedyPolicy, "heuristic": HeuristicPolicy}
 """Built-in policies by name, as the command-line tools accept them."""
 
 
-def make_policy(spec: str, seed: int | None = None, endgame: bool = True):
-    """A baseline name (``random``, ``greedy``, ``heuristic``) or a checkpoint path (``endgame``:
-    see ``LearnedPolicy``)."""
+POLICY_NAMES = (*BASELINES, *PRETRAINED)
+"""Every policy name ``make_policy`` takes besides a checkpoint path."""
+
+
+def make_policy(spec: str, seed: int | None = None, endgame: bool = True) -> Any:
+    """A baseline name (``random``, ``greedy``, ``heuristic``), a packaged model's name
+    (``bastra_2p``, ``bastra_4p_teams``) or a checkpoint path (``endgame``: see
+    ``LearnedPolicy``). An unknown name raises ``ValueError`` naming the known ones."""
     if spec in BASELINES:
         return RandomPolicy(seed) if spec == "random" else BASELINES[spec]()
+    if spec not in PRETRAINED and not Path(spec).exists():
+        close = difflib.get_close_matches(spec, POLICY_NAMES, n=1)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        raise ValueError(
+            f"unknown policy {spec!r}: not a built-in name ({', '.join(POLICY_NAMES)}) and no "
+            f"checkpoint file or directory at that path.{hint}"
+        )
     return load_policy(spec, endgame=endgame)
 
 
 __all__ = [
     "BASELINES",
+    "POLICY_NAMES",
     "GreedyPolicy",
     "HeuristicPolicy",
     "LearnedPolicy",

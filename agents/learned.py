@@ -78,11 +78,26 @@ class LearnedPolicy:
         return chosen
 
 
+PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
+PRETRAINED = ("bastra_2p", "bastra_4p_teams")
+"""The packaged models, loadable by name from any working directory."""
+
+
+def pretrained_path(name: str) -> Path:
+    """The file of a packaged model (``bastra_2p``, ``bastra_4p_teams``)."""
+    if name not in PRETRAINED:
+        raise ValueError(f"no packaged model {name!r}: the packaged models are {list(PRETRAINED)}")
+    return PRETRAINED_DIR / f"{name}.pt"
+
+
 def load_policy(
     path: str | Path, sample: bool = False, seed: int | None = None, endgame: bool = True
 ) -> LearnedPolicy:
-    """The policy of a checkpoint (``final.pt``, a periodic one, or a pretrained model), or of
-    an RLlib checkpoint directory (``agents.rllib``; needs ``ray[rllib]``)."""
+    """The policy of a checkpoint (``final.pt``, a periodic one), of a packaged model by name
+    (``"bastra_2p"``, ``"bastra_4p_teams"``), or of an RLlib checkpoint directory
+    (``agents.rllib``; needs ``ray[rllib]``)."""
+    if isinstance(path, str) and path in PRETRAINED and not Path(path).exists():
+        path = pretrained_path(path)
     if Path(path).is_dir():
         try:
             from .rllib import load_rllib_policy

@@ -95,8 +95,18 @@ def test_policies_refuse_an_observation_without_a_legal_action():
 def test_make_policy_knows_the_baselines():
     assert isinstance(make_policy("greedy"), GreedyPolicy)
     assert isinstance(make_policy("heuristic"), HeuristicPolicy)
-    with pytest.raises(ValueError, match="no checkpoint"):
+    with pytest.raises(ValueError, match="no checkpoint file"):
         make_policy("no-such-policy")
+    with pytest.raises(ValueError, match="Did you mean 'heuristic'"):
+        make_policy("heurisitc")
+
+
+def test_packaged_models_load_by_name_from_any_directory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for name in ("bastra_2p", "bastra_4p_teams"):
+        policy = make_policy(name)
+        assert isinstance(policy, LearnedPolicy) and policy.name == name
+        assert load_policy(name).model.config == policy.model.config
 
 
 # --------------------------------------------------------------------------- checkpoints

@@ -45,5 +45,5 @@ def test_end_of_input_quits_cleanly(capsys):
 
 def test_bad_options_are_reported_not_raised(capsys):
     assert main(["--opponent", "missing.pt", "--max-rounds", "1"]) == 2
-    assert "no checkpoint at missing.pt" in capsys.readouterr().err
+    assert "unknown policy 'missing.pt'" in capsys.readouterr().err
     assert main(["--seat", "5", "--max-rounds", "1"]) == 2
