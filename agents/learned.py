@@ -77,6 +77,21 @@ class LearnedPolicy:
                     chosen[i] = max(solved, key=lambda a, row=row: (solved[a], float(row[a])))
         return chosen
 
+    @torch.no_grad()
+    def explain_batch(
+        self, observations: np.ndarray, masks: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """What the network thinks of each row: (action probabilities ``float32[B, 208]``, zero
+        off the legal actions; the value head's estimate ``float32[B]``, in the reward's units,
+        for the seat to move). Replays and the web app show them beside the moves."""
+        obs, mask = batch_arrays(observations, masks)
+        flat = np.ascontiguousarray(obs, dtype=np.float32)
+        actions, features = action_inputs_batch(flat, mask)
+        logits, values = self.model(
+            torch.from_numpy(flat), torch.from_numpy(actions), torch.from_numpy(features)
+        )
+        return torch.softmax(logits, dim=-1).numpy(), values.numpy()
+
 
 PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
 PRETRAINED = ("bastra_2p", "bastra_4p_teams")
