@@ -27,6 +27,8 @@ import torch
 from bastra_env import Rules
 from bastra_env.vector import VectorEnv, batch_actor
 
+from .replay import Move, build_record, explanation_of, safe_name, write_record
+
 TABLES = {"2p": {"num_players": 2}, "4p_teams": {"num_players": 4, "teams": True}}
 
 
@@ -102,12 +104,15 @@ def play_games(
     seat_policies: Sequence[Sequence[Any]],
     game_seeds: Sequence[int],
     progress: Any = None,
+    moves: list[list[Move]] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Play game ``g`` with seed ``game_seeds[g]`` and ``seat_policies[g][seat]`` to its end, all
     games at once on the vector env, each policy choosing for all its games in one batch call
     (``act_batch``, else ``act`` per game). Returns (final scores ``int64[games, sides]``, winner
     side ``int64[games]``, -1 for a draw). The same seeds and policies give the same games as
-    the AEC env (``play_game``) would."""
+    the AEC env (``play_game``) would. With ``moves`` (a list per game), every play is appended
+    to its game's list as ``(seat, action, explanation)`` (``agents.replay``), the explanation
+    from one more batched forward pass of learned players."""
     games = len(game_seeds)
     sides = rules.num_sides
     scores = np.zeros((games, sides), dtype=np.int64)
@@ -138,6 +143,8 @@ def play_games(
                 actions[pick] = actors[k](
                     state["observation"][chosen], state["action_mask"][chosen]
                 )
+                if moves is not None:
+                    _note_moves(moves, chunk, chosen, state, actions[pick], distinct[k])
             state = venv.step_some(rows, actions)
             ended = rows[state["terminated"][rows]]
             if ended.size:
@@ -149,6 +156,23 @@ def play_games(
     return scores, winners
 
 
+def _note_moves(
+    moves: list[list[Move]],
+    chunk: np.ndarray,
+    rows: np.ndarray,
+    state: dict[str, np.ndarray],
+    actions: np.ndarray,
+    policy: Any,
+) -> None:
+    explained: list[Any] = [None] * len(rows)
+    if hasattr(policy, "explain_batch"):
+        probs, values = policy.explain_batch(state["observation"][rows], state["action_mask"][rows])
+        explained = [explanation_of(p, float(v)) for p, v in zip(probs, values, strict=True)]
+    seats = state["current_player"][rows]
+    for row, seat, action, note in zip(rows, seats, actions, explained, strict=True):
+        moves[chunk[row]].append((int(seat), int(action), note))
+
+
 def duplicate_match(
     a: Any,
     b: Any,
@@ -158,10 +182,13 @@ def duplicate_match(
     seed: int = 0,
     names: tuple[str, str] = ("A", "B"),
     progress: bool = False,
+    record: str | Path | None = None,
     **rule_fields: Any,
 ) -> MatchResult:
     """``deals`` deals, each played twice with A and B swapping sides (seats 0/2 and 1/3); deal
-    ``d`` is the game seed ``seed + d`` in both of its games. The games run in batch."""
+    ``d`` is the game seed ``seed + d`` in both of its games. The games run in batch. With
+    ``record`` (a folder), one JSON record per game goes there (``agents.replay``), named
+    ``<A>-vs-<B>-deal<d>-<a|b>-seat0.json`` (which side sat at seat 0)."""
     if table not in TABLES:
         raise ValueError(f"table must be one of {list(TABLES)}, got {table!r}")
     if mode not in ("game", "round"):
@@ -185,9 +212,22 @@ def duplicate_match(
         from tqdm import tqdm
 
         bar = tqdm(total=2 * deals, desc=f"{names[0]} vs {names[1]}", unit="game", leave=False)
-    scores, winners = play_games(rules, seat_policies, game_seeds, progress=bar)
+    moves: list[list[Move]] | None = [[] for _ in game_seeds] if record is not None else None
+    scores, winners = play_games(rules, seat_policies, game_seeds, progress=bar, moves=moves)
     if bar is not None:
         bar.close()
+    if moves is not None:
+        assert record is not None
+        for g, (game_moves, a_side) in enumerate(zip(moves, a_sides, strict=True)):
+            seat_names = [names[0] if rules.side_of(s) == a_side else names[1]
+                          for s in range(rules.num_players)]  # fmt: skip
+            deal = g // 2
+            stem = f"{safe_name(names[0])}-vs-{safe_name(names[1])}-deal{deal:05d}"
+            write_record(
+                build_record(rules, game_seeds[g], game_moves, seat_names, table=table,
+                             mode=mode, deal=deal, source="agents.evaluate"),
+                Path(record) / f"{stem}-{'ab'[a_side]}-seat0.json",
+            )  # fmt: skip
     mine = np.array(a_sides)
     rows = np.arange(len(mine))
     diff = float((scores[rows, mine] - scores[rows, 1 - mine]).sum())
@@ -212,31 +252,61 @@ def duplicate_match(
     )
 
 
-def bradley_terry(names: Sequence[str], results: Sequence[MatchResult], iterations: int = 500):
-    """Bradley-Terry strengths from pairwise results (draws as half wins), on an Elo-like scale
-    (400 log10, mean 1500). A prior half game against an average player keeps ratings finite."""
+def _win_matrix(names: Sequence[str], results: Sequence[MatchResult]) -> np.ndarray:
+    """``wins[i, j]``: games ``names[i]`` won against ``names[j]`` (draws as half)."""
     index = {n: i for i, n in enumerate(names)}
-    k = len(names)
-    wins = [[0.0] * k for _ in range(k)]
+    wins = np.zeros((len(names), len(names)))
     for r in results:
         i, j = index[r.a], index[r.b]
         w = r.wins + r.draws / 2
-        wins[i][j] += w
-        wins[j][i] += r.games - w
-    strength = [1.0] * k
+        wins[i, j] += w
+        wins[j, i] += r.games - w
+    return wins
+
+
+def _strengths(wins: np.ndarray, iterations: int = 500) -> np.ndarray:
+    """Bradley-Terry strengths by the MM algorithm, with a prior half game won and half lost
+    against a player of strength 1 (keeps an unbeaten or winless player finite)."""
+    k = len(wins)
+    games = wins + wins.T
+    won = 0.5 + wins.sum(axis=1)
+    strength = np.ones(k)
     for _ in range(iterations):
-        new = []
-        for i in range(k):
-            won = 0.5 + sum(wins[i])
-            denominator = 1.0 / (strength[i] + 1.0)  # the prior game against strength 1
-            for j in range(k):
-                n = wins[i][j] + wins[j][i]
-                if n and j != i:
-                    denominator += n / (strength[i] + strength[j])
-            new.append(won / denominator)
-        mean_log = sum(math.log(s) for s in new) / k
-        strength = [s / math.exp(mean_log) for s in new]
-    return {n: 1500 + 400 * math.log10(strength[index[n]]) for n in names}
+        pair = games / (strength[:, None] + strength[None, :])
+        np.fill_diagonal(pair, 0.0)
+        strength = won / (1.0 / (strength + 1.0) + pair.sum(axis=1))
+        strength /= np.exp(np.log(strength).mean())
+    return strength
+
+
+def bradley_terry(
+    names: Sequence[str], results: Sequence[MatchResult], iterations: int = 500
+) -> dict[str, float]:
+    """Bradley-Terry ratings from pairwise results (draws as half wins), on an Elo-like scale
+    (400 log10, mean 1500)."""
+    strength = _strengths(_win_matrix(names, results), iterations)
+    return {n: float(1500 + 400 * np.log10(strength[i])) for i, n in enumerate(names)}
+
+
+def rating_intervals(
+    names: Sequence[str], results: Sequence[MatchResult], samples: int = 200, seed: int = 0
+) -> dict[str, tuple[float, float]]:
+    """95% intervals of the Bradley-Terry ratings by a parametric bootstrap: every match's
+    (wins, draws, losses) redrawn from its own frequencies, the ratings refitted, ``samples``
+    times (seeded: the same results give the same intervals)."""
+    rng = np.random.default_rng(seed)
+    index = {n: i for i, n in enumerate(names)}
+    fitted = np.empty((samples, len(names)))
+    for t in range(samples):
+        wins = np.zeros((len(names), len(names)))
+        for r in results:
+            w, d, _ = rng.multinomial(r.games, np.array([r.wins, r.draws, r.losses]) / r.games)
+            i, j = index[r.a], index[r.b]
+            wins[i, j] += w + d / 2
+            wins[j, i] += r.games - w - d / 2
+        fitted[t] = 1500 + 400 * np.log10(_strengths(wins, iterations=200))
+    low, high = np.percentile(fitted, [2.5, 97.5], axis=0)
+    return {n: (float(low[i]), float(high[i])) for i, n in enumerate(names)}
 
 
 def round_robin(
@@ -266,7 +336,11 @@ def _load_side(spec: str, make_policy) -> Any:
     return make_policy(spec, seed=1)
 
 
-def results_table(results: Sequence[MatchResult], ratings: dict[str, float] | None = None) -> str:
+def results_table(
+    results: Sequence[MatchResult],
+    ratings: dict[str, float] | None = None,
+    intervals: dict[str, tuple[float, float]] | None = None,
+) -> str:
     lines = [
         "| A | B | games | A win rate [95% CI] | mean point diff |",
         "| --- | --- | --- | --- | --- |",
@@ -277,9 +351,11 @@ def results_table(results: Sequence[MatchResult], ratings: dict[str, float] | No
             f"| {r.point_diff:+.2f} |"
         )
     if ratings:
-        lines += ["", "| policy | rating |", "| --- | --- |"]
+        lines += ["", "| policy | rating | 95% interval |", "| --- | --- | --- |"]
         for name, rating in sorted(ratings.items(), key=lambda item: -item[1]):
-            lines.append(f"| {name} | {rating:.0f} |")
+            low, high = (intervals or {}).get(name, (float("nan"), float("nan")))
+            span = f"{low:.0f} to {high:.0f}" if intervals else ""
+            lines.append(f"| {name} | {rating:.0f} | {span} |")
     return "\n".join(lines)
 
 
@@ -334,6 +410,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--no-endgame", action="store_true", help="checkpoints play without the endgame search"
     )
+    parser.add_argument(
+        "--record", metavar="DIR", help="write one JSON record per game here (for replays)"
+    )
     parser.add_argument("--curves", nargs="+", metavar="RUN_DIR", help="plot training curves")
     parser.add_argument("--out", help="PNG path for --curves")
     args = parser.parse_args(argv)
@@ -352,12 +431,23 @@ def main(argv: Sequence[str] | None = None) -> None:
         seed=args.seed,
         target_score=args.target_score,
         progress=True,
+        record=args.record,
     )
     results, ratings = round_robin(args.policies, endgame=not args.no_endgame, **kwargs)
+    intervals = rating_intervals(args.policies, results, seed=args.seed)
     print()
-    print(results_table(results, ratings if len(args.policies) > 2 else None))
+    if len(args.policies) > 2:
+        print(results_table(results, ratings, intervals))
+    else:
+        print(results_table(results))
+    if args.record:
+        print(f"\nwrote {2 * args.deals * len(results)} game records to {args.record}")
     if args.json:
-        payload = {"results": [asdict(r) for r in results], "ratings": ratings}
+        payload = {
+            "results": [asdict(r) for r in results],
+            "ratings": ratings,
+            "rating_intervals": intervals,
+        }
         Path(args.json).write_text(json.dumps(payload, indent=2))
         print(f"\nwrote {args.json}")
 

@@ -90,7 +90,8 @@ def build_record(
                 {
                     "round": game.round,
                     "dealer": game.dealer,
-                    "deck": [card_name(c) for c in game.deck],
+                    # the shuffled order, top first (turned jacks went on to the bottom)
+                    "deck": [card_name(c) for c in game.deck[:52]],
                 }
             )
         snapshot = env.snapshot()

@@ -12,8 +12,10 @@ from agents.evaluate import (
     duplicate_match,
     main,
     plot_curves,
+    rating_intervals,
     wilson_interval,
 )
+from agents.replay import read_record
 
 
 @pytest.mark.parametrize(
@@ -108,3 +110,66 @@ def test_batched_games_are_the_games_the_aec_env_plays():
             assert play_game(env, seats, seed) == scores[g].tolist()
             expected = env.unwrapped.game.winner
             assert winners[g] == (-1 if expected is None else expected)
+
+
+def test_rating_intervals_hold_the_ratings_and_repeat_for_a_seed():
+    results = [result("a", "b", 60, 100), result("b", "c", 70, 100), result("a", "c", 80, 100)]
+    ratings = bradley_terry(["a", "b", "c"], results)
+    intervals = rating_intervals(["a", "b", "c"], results, samples=100, seed=3)
+    for name, (low, high) in intervals.items():
+        assert low < ratings[name] < high
+        assert high - low < 200
+    assert intervals["a"][0] > intervals["c"][1]  # 80% of 100 games: clearly apart
+    assert rating_intervals(["a", "b", "c"], results, samples=100, seed=3) == intervals
+    wide = rating_intervals(["a", "b"], [result("a", "b", 6, 10)], samples=100)
+    narrow = rating_intervals(["a", "b"], [result("a", "b", 600, 1000)], samples=100)
+    assert wide["a"][1] - wide["a"][0] > 3 * (narrow["a"][1] - narrow["a"][0])
+
+
+def test_recorded_games_replay_to_the_scores_the_match_counted(tmp_path):
+    from agents import load_policy
+
+    learned = load_policy("bastra_2p", endgame=False)
+    match = duplicate_match(
+        learned, GreedyPolicy(), deals=2, seed=11, names=("net", "greedy"), record=tmp_path,
+        target_score=40,
+    )  # fmt: skip
+    files = sorted(tmp_path.glob("*.json"))
+    assert [f.name for f in files] == [
+        "net-vs-greedy-deal00000-a-seat0.json",
+        "net-vs-greedy-deal00000-b-seat0.json",
+        "net-vs-greedy-deal00001-a-seat0.json",
+        "net-vs-greedy-deal00001-b-seat0.json",
+    ]
+    wins = 0.0
+    for f in files:
+        record = read_record(f)
+        a_side = 0 if "-a-seat0" in f.name else 1
+        assert record["game_seed"] == 11 + record["deal"]
+        assert record["final"]["done"] and record["rules"]["target_score"] == 40
+        assert [p["name"] for p in record["players"]] == (
+            ["net", "greedy"] if a_side == 0 else ["greedy", "net"]
+        )
+        winner = record["final"]["winner"]
+        wins += 0.5 if winner is None else float(winner == a_side)
+        for step in record["steps"]:
+            learned_seat = record["players"][step["seat"]]["name"] == "net"
+            assert ("policy" in step) == learned_seat
+            if learned_seat:  # greedy network play: its move is its most probable one
+                top = step["policy"]["top"]
+                assert top[0]["action"] == step["action"] and 0 < top[0]["prob"] <= 1
+            hand = step["before"]["hands"][step["seat"]]
+            assert step["card"] in hand
+            assert set(step["takes"]) <= set(step["before"]["board"])
+        for round_info in record["rounds"]:
+            assert sorted(round_info["deck"]) == sorted(bastra_env.cards.card_name(c)
+                                                        for c in range(52))  # fmt: skip
+        env = bastra_env.raw_env(rules=bastra_env.Rules(target_score=40))
+        env.reset(seed=0, options={"deck": record["rounds"][0]["deck"]})
+        first = record["steps"][0]["before"]
+        assert list(env.snapshot()["hands"].values()) == first["hands"]
+        assert env.snapshot()["board"] == first["board"]
+    assert wins / 4 == match.win_rate
+    (tmp_path / "bad.json").write_text("{}")
+    with pytest.raises(ValueError, match="not a Bastra game record"):
+        read_record(tmp_path / "bad.json")
