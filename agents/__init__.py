@@ -7,6 +7,7 @@ from typing import Any
 from .heuristic import HeuristicPolicy
 from .learned import PRETRAINED, LearnedPolicy, load_policy
 from .policies import GreedyPolicy, RandomPolicy
+from .search import ISMCTSPolicy, PIMCPolicy, is_search_spec, make_search_policy
 
 BASELINES = {"random": RandomPolicy, "greedy": GreedyPolicy, "heuristic": HeuristicPolicy}
 """Built-in policies by name, as the command-line tools accept them."""
@@ -17,17 +18,21 @@ POLICY_NAMES = (*BASELINES, *PRETRAINED)
 
 
 def make_policy(spec: str, seed: int | None = None, endgame: bool = True) -> Any:
-    """A baseline name (``random``, ``greedy``, ``heuristic``), a packaged model's name
+    """A baseline name (``random``, ``greedy``, ``heuristic``), a search player (``pimc:64``,
+    ``ismcts:400``, ``ismcts:80ms:bastra_2p``: see ``agents.search``), a packaged model's name
     (``bastra_2p``, ``bastra_4p_teams``) or a checkpoint path (``endgame``: see
     ``LearnedPolicy``). An unknown name raises ``ValueError`` naming the known ones."""
     if spec in BASELINES:
         return RandomPolicy(seed) if spec == "random" else BASELINES[spec]()
+    if is_search_spec(spec):
+        return make_search_policy(spec, seed=seed)
     if spec not in PRETRAINED and not Path(spec).exists():
         close = difflib.get_close_matches(spec, POLICY_NAMES, n=1)
         hint = f" Did you mean {close[0]!r}?" if close else ""
         raise ValueError(
-            f"unknown policy {spec!r}: not a built-in name ({', '.join(POLICY_NAMES)}) and no "
-            f"checkpoint file or directory at that path.{hint}"
+            f"unknown policy {spec!r}: not a built-in name ({', '.join(POLICY_NAMES)}), not a "
+            f"search player (pimc:N, ismcts:N) and no checkpoint file or directory at that "
+            f"path.{hint}"
         )
     return load_policy(spec, endgame=endgame)
 
@@ -37,7 +42,9 @@ __all__ = [
     "POLICY_NAMES",
     "GreedyPolicy",
     "HeuristicPolicy",
+    "ISMCTSPolicy",
     "LearnedPolicy",
+    "PIMCPolicy",
     "RandomPolicy",
     "load_policy",
     "make_policy",

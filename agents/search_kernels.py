@@ -1,0 +1,350 @@
+"""Compiled kernels of the search players (``agents.search``): determinized positions, rollouts,
+perfect-information Monte Carlo and single-observer information-set MCTS, on the rules kernels.
+
+A *position* is a kernels' state row (``bastra_env.kernels``) rebuilt from one seat's observation
+with that seat as seat 0 (the rules do not care where the table starts), its unseen cards left out;
+a *determinization* fills the other hands and the deck's rest with one ordering of the unseen
+cards. From there every play is the real rules' ``apply_move``, to the end of the round, whose
+point difference (the searching side's round total minus the other sides' mean) is the value.
+
+The rollout policy plays one ply ahead with the full (determinized) information: the points and
+cards a play takes, minus the best the next player's actual hand could then take off the board it
+leaves (a bastra counted at its value), ties to the lowest action. The kernels are compiled on
+first use and cached on disk (``cache=True``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from bastra_env.kernels import (
+    BASTRA,
+    BOARD,
+    CAPTURE_WORK,
+    CURRENT,
+    DECK,
+    DECK_POS,
+    HANDS,
+    JACK_BASTRA,
+    MOVE_ACTIONS,
+    MOVE_CAPTURES,
+    NUM_MOVES,
+    PLAYS,
+    PLAYS_PER_ROUND,
+    R_BASTRA,
+    R_JACK_BASTRA,
+    R_LAST_PLAY_BASTRA,
+    R_PLAYERS,
+    R_TEAMS,
+    RES_TOTAL,
+    apply_move,
+    bastra_kind,
+    card_captures,
+    card_points,
+    legal_slots,
+    lowest_card,
+    popcount,
+    splitmix64,
+)
+from bastra_env.layout import MAX_LEGAL, NUM_ACTIONS, SLOTS_PER_CARD
+
+CARD_WEIGHT = 0.25
+"""Points-equivalent of one captured card in the rollout policy (the most-cards bonus)."""
+WORK_SIZE = CAPTURE_WORK + SLOTS_PER_CARD
+VALUE_SCALE = 26.0
+"""Round point differences are divided by this in the tree (UCB's exploration is on that scale)."""
+
+
+# ------------------------------------------------------------------------- randomness
+@njit(cache=True)
+def _next(rng: np.ndarray) -> np.uint64:
+    """The next 64 random bits of the splitmix64 stream whose state is ``rng[0]``."""
+    rng[0] = rng[0] + np.uint64(0x9E3779B97F4A7C15)
+    value, _ = splitmix64(rng[0])
+    return value
+
+
+@njit(cache=True)
+def _below(rng: np.ndarray, n: int) -> int:
+    return int(_next(rng) % np.uint64(n))
+
+
+@njit(cache=True)
+def determinize(
+    position: np.ndarray, cards: np.ndarray, sizes: np.ndarray, rng: np.ndarray, out: np.ndarray
+) -> None:
+    """``out``: ``position`` with the unseen ``cards`` shuffled (Fisher-Yates on ``rng``) and
+    dealt: ``sizes[s]`` to seat ``s`` (seats 1..n-1), the rest to the deck from its position."""
+    out[:] = position
+    order = cards.copy()
+    for i in range(order.shape[0] - 1, 0, -1):
+        j = _below(rng, i + 1)
+        order[i], order[j] = order[j], order[i]
+    at = 0
+    n = sizes.shape[0]
+    for seat in range(1, n):
+        hand = 0
+        for _ in range(sizes[seat]):
+            hand |= 1 << order[at]
+            at += 1
+        out[HANDS + seat] = hand
+    pos = out[DECK_POS]
+    for k in range(at, order.shape[0]):
+        out[DECK + pos + k - at] = order[k]
+
+
+# ------------------------------------------------------------------------- the rollout policy
+@njit(cache=True)
+def _take_value(card: int, capture: int, board: int, plays: int, rules: np.ndarray) -> float:
+    """What taking ``capture`` (non-zero) off ``board`` with ``card`` is worth to the taker."""
+    value = card_points(capture | (1 << card)) + CARD_WEIGHT * (popcount(capture) + 1)
+    if capture == board and (plays + 1 < PLAYS_PER_ROUND or rules[R_LAST_PLAY_BASTRA] != 0):
+        kind = bastra_kind(card, capture, capture)
+        if kind == BASTRA:
+            value += rules[R_BASTRA]
+        elif kind == JACK_BASTRA:
+            value += rules[R_JACK_BASTRA]
+    return value
+
+
+@njit(cache=True)
+def _best_take(hand: int, board: int, plays: int, rules: np.ndarray, work: np.ndarray) -> float:
+    """The most any card of ``hand`` can take off ``board`` (0 when none can)."""
+    caps = work[CAPTURE_WORK:]
+    best = 0.0
+    while hand:
+        card = lowest_card(hand)
+        hand &= hand - 1
+        found = card_captures(card, board, caps, SLOTS_PER_CARD, work)
+        for k in range(found):
+            value = _take_value(card, caps[k], board, plays, rules)
+            if value > best:
+                best = value
+    return best
+
+
+@njit(cache=True)
+def rollout_index(state: np.ndarray, rules: np.ndarray, work: np.ndarray) -> int:
+    """The rollout policy's choice among the state's legal moves (``legal_slots`` written)."""
+    n = rules[R_PLAYERS]
+    seat = state[CURRENT]
+    nxt = state[HANDS + (seat + 1) % n]
+    board = state[BOARD]
+    plays = state[PLAYS]
+    best = -1e18
+    choice = 0
+    for i in range(state[NUM_MOVES]):
+        action = state[MOVE_ACTIONS + i]
+        capture = state[MOVE_CAPTURES + i]
+        card = action // SLOTS_PER_CARD
+        if capture != 0:
+            gain = _take_value(card, capture, board, plays, rules)
+            after = board ^ capture
+        else:
+            gain = -0.01 * card_points(1 << card) - 0.001 * (card >> 2)  # trail the least
+            after = board | (1 << card)
+        threat = 0.0
+        if after != 0 and plays + 1 < PLAYS_PER_ROUND:
+            threat = _best_take(nxt, after, plays + 1, rules, work)
+        score = gain - threat
+        if score > best + 1e-12:
+            best = score
+            choice = i
+    return choice
+
+
+@njit(cache=True)
+def round_value(state: np.ndarray, rules: np.ndarray, me: int) -> float:
+    """The ended round's point difference for ``me``'s side: its total minus the other sides'
+    mean (the ``RES_`` block)."""
+    n = rules[R_PLAYERS]
+    sides = 2 if rules[R_TEAMS] else n
+    mine = me % 2 if rules[R_TEAMS] else me
+    others = 0.0
+    for side in range(sides):
+        if side != mine:
+            others += state[RES_TOTAL + side]
+    return state[RES_TOTAL + mine] - others / (sides - 1)
+
+
+@njit(cache=True)
+def rollout(state: np.ndarray, rules: np.ndarray, work: np.ndarray) -> None:
+    """Play the rollout policy to the end of the round (the state is left just after it)."""
+    while True:
+        legal_slots(state, rules, work)
+        i = rollout_index(state, rules, work)
+        action = state[MOVE_ACTIONS + i]
+        if apply_move(state, rules, action // SLOTS_PER_CARD, state[MOVE_CAPTURES + i]):
+            return
+
+
+# ------------------------------------------------------------------------- PIMC
+@njit(cache=True)
+def pimc(
+    position: np.ndarray,
+    rules: np.ndarray,
+    cards: np.ndarray,
+    sizes: np.ndarray,
+    samples: int,
+    rng: np.ndarray,
+    sums: np.ndarray,
+) -> None:
+    """Add to ``sums[i]`` (legal move ``i`` of ``position``, as ``legal_slots`` orders them) its
+    round value on each of ``samples`` determinizations, every move on the same ones."""
+    work = np.empty(WORK_SIZE, dtype=np.int64)
+    base = position.copy()
+    n = legal_slots(base, rules, work)
+    world = np.empty_like(position)
+    state = np.empty_like(position)
+    for _ in range(samples):
+        determinize(base, cards, sizes, rng, world)
+        for i in range(n):
+            state[:] = world
+            action = base[MOVE_ACTIONS + i]
+            if not apply_move(state, rules, action // SLOTS_PER_CARD, base[MOVE_CAPTURES + i]):
+                rollout(state, rules, work)
+            sums[i] += round_value(state, rules, 0)
+
+
+# ------------------------------------------------------------------------- IS-MCTS
+# the tree: one row per node
+N_ACTION, N_PARENT, N_CHILD, N_NEXT, N_MOVER = range(5)
+F_VISITS, F_VALUE, F_AVAIL, F_PRIOR = range(4)
+
+
+def new_tree(capacity: int) -> tuple[np.ndarray, np.ndarray]:
+    """Empty tree arrays for ``capacity`` nodes: the root is node 0."""
+    links = np.full((capacity + 1, 5), -1, dtype=np.int64)
+    stats = np.zeros((capacity + 1, 4), dtype=np.float64)
+    return links, stats
+
+
+@njit(cache=True)
+def ismcts(
+    position: np.ndarray,
+    rules: np.ndarray,
+    cards: np.ndarray,
+    sizes: np.ndarray,
+    iterations: int,
+    rng: np.ndarray,
+    links: np.ndarray,
+    stats: np.ndarray,
+    used: int,
+    exploration: float,
+    prior: np.ndarray,
+    prior_weight: float,
+) -> int:
+    """Run ``iterations`` more iterations of single-observer IS-MCTS from ``position`` (seat 0
+    to move) on the tree ``links``/``stats`` holding ``used`` nodes; returns the nodes in use.
+
+    Each iteration draws one determinization, descends the tree over the moves legal in it
+    (UCB1 with availability counts: a child's exploration term uses how often it was available,
+    not its parent's visits; at the root, with ``prior_weight`` > 0, a PUCT term from ``prior``
+    over the 208 actions), adds one node, rolls out to the end of the round and backs the round
+    value up, each node scoring it for the side that chose its move."""
+    work = np.empty(WORK_SIZE, dtype=np.int64)
+    state = np.empty_like(position)
+    path = np.empty(PLAYS_PER_ROUND + 2, dtype=np.int64)
+    child_of = np.empty(MAX_LEGAL, dtype=np.int64)
+    capacity = links.shape[0]
+    team = rules[R_TEAMS] != 0
+    for _ in range(iterations):
+        determinize(position, cards, sizes, rng, state)
+        node = 0
+        depth = 0
+        path[0] = 0
+        ended = False
+        while True:
+            n = legal_slots(state, rules, work)
+            untried = -1
+            for i in range(n):
+                action = state[MOVE_ACTIONS + i]
+                child = links[node, N_CHILD]
+                while child >= 0 and links[child, N_ACTION] != action:
+                    child = links[child, N_NEXT]
+                child_of[i] = child
+                if child >= 0:
+                    stats[child, F_AVAIL] += 1.0
+                elif untried < 0:
+                    untried = i
+            mover = state[CURRENT]
+            if untried >= 0 and used < capacity:
+                if node == 0 and prior_weight > 0:  # expand the root in the prior's order
+                    best = -1.0
+                    for i in range(n):
+                        p = prior[state[MOVE_ACTIONS + i]]
+                        if child_of[i] < 0 and p > best:
+                            best = p
+                            untried = i
+                child = used
+                used += 1
+                links[child, N_ACTION] = state[MOVE_ACTIONS + untried]
+                links[child, N_PARENT] = node
+                links[child, N_NEXT] = links[node, N_CHILD]
+                links[child, N_MOVER] = mover
+                links[node, N_CHILD] = child
+                stats[child, F_AVAIL] = 1.0
+                stats[child, F_PRIOR] = prior[state[MOVE_ACTIONS + untried]] if node == 0 else 0.0
+                pick = untried
+                expanded = True
+            else:
+                best = -1e18
+                pick = 0
+                for i in range(n):
+                    child = child_of[i]
+                    if child < 0:
+                        continue
+                    visits = stats[child, F_VISITS]
+                    mean = stats[child, F_VALUE] / visits
+                    score = mean + exploration * np.sqrt(np.log(stats[child, F_AVAIL]) / visits)
+                    if node == 0 and prior_weight > 0:
+                        score += prior_weight * stats[child, F_PRIOR] * np.sqrt(
+                            stats[child, F_AVAIL]
+                        ) / (1.0 + visits)
+                    if score > best:
+                        best = score
+                        pick = i
+                child = child_of[pick]
+                expanded = False
+            action = state[MOVE_ACTIONS + pick]
+            ended = apply_move(state, rules, action // SLOTS_PER_CARD, state[MOVE_CAPTURES + pick])
+            depth += 1
+            path[depth] = child
+            node = child
+            if ended or expanded:
+                break
+        if not ended:
+            rollout(state, rules, work)
+        value = round_value(state, rules, 0) / VALUE_SCALE
+        for k in range(1, depth + 1):
+            child = path[k]
+            mover = links[child, N_MOVER]
+            mine = (mover % 2 == 0) if team else (mover == 0)
+            stats[child, F_VISITS] += 1.0
+            stats[child, F_VALUE] += value if mine else -value
+    return used
+
+
+@njit(cache=True)
+def root_visits(links: np.ndarray, stats: np.ndarray) -> np.ndarray:
+    """``float64[208]``: the root's children's visits by action (0 where none)."""
+    visits = np.zeros(NUM_ACTIONS)
+    child = links[0, N_CHILD]
+    while child >= 0:
+        visits[links[child, N_ACTION]] = stats[child, F_VISITS]
+        child = links[child, N_NEXT]
+    return visits
+
+
+@njit(cache=True)
+def root_means(links: np.ndarray, stats: np.ndarray) -> np.ndarray:
+    """``float64[208]``: the root's children's mean values (round points), NaN where none."""
+    means = np.full(NUM_ACTIONS, np.nan)
+    child = links[0, N_CHILD]
+    while child >= 0:
+        visits = stats[child, F_VISITS]
+        if visits > 0:
+            means[links[child, N_ACTION]] = VALUE_SCALE * stats[child, F_VALUE] / visits
+        child = links[child, N_NEXT]
+    return means

@@ -1,0 +1,145 @@
+"""The search players: the position they rebuild, what they may read, budgets, determinism."""
+
+import time
+
+import numpy as np
+import pytest
+
+import bastra_env
+from agents import ISMCTSPolicy, PIMCPolicy, make_policy
+from agents import search_kernels as S
+from agents.search import decision_seed, position_of
+from bastra_env import kernels as K
+
+TABLES = [{"num_players": 2}, {"num_players": 3}, {"num_players": 4, "teams": True}]
+
+
+def positions(table, seed, count):
+    """(env, observation) at ``count`` decisions of a game with random legal play."""
+    env = bastra_env.raw_env(**table, target_score=40)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        if env.game.done:
+            env.reset(seed=seed + 1000)
+        observation = env.observe(env.agent_selection)
+        yield env, observation
+        env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+
+
+@pytest.mark.parametrize("table", TABLES, ids=["2p", "3p", "teams"])
+def test_a_determinized_position_shows_the_seat_exactly_its_observation(table):
+    work = np.empty(S.WORK_SIZE, dtype=np.int64)
+    obs = np.empty(bastra_env.env().observation_space("player_0")["observation"].shape[0],
+                   dtype=np.float32)  # fmt: skip
+    mask = np.empty(208, dtype=np.int8)
+    for k, (_, observation) in enumerate(positions(table, 4, 150)):
+        state, rules, cards, sizes = position_of(observation["observation"])
+        world = np.empty_like(state)
+        S.determinize(state, cards, sizes, np.array([k], dtype=np.uint64), world)
+        K.legal_slots(world, rules, work)
+        K.encode(world, rules, 0, obs, mask)
+        assert np.array_equal(obs, observation["observation"])
+        assert np.array_equal(mask, observation["action_mask"])
+        hidden = [int(world[K.HANDS + s]) for s in range(1, len(sizes))]
+        assert [h.bit_count() for h in hidden] == sizes[1:].tolist()
+
+
+@pytest.mark.parametrize("table", TABLES[::2], ids=["2p", "teams"])
+def test_at_the_rounds_last_play_pimc_values_are_the_true_round_results(table):
+    """With every card known (the last play of a round), one determinization is the true
+    position and each action's value is the round's real point difference after it."""
+    for env, observation in positions(table, 8, 400):
+        game = env.game
+        if game.plays != 47:
+            continue
+        seat = game.current
+        side = env.rules.side_of(seat)
+        values = PIMCPolicy(1, endgame=False).action_values(observation)
+        for action, value in values.items():
+            copy = game.copy()
+            copy.apply(*env._moves()[action])
+            totals = copy.results[-1].total
+            others = [t for s, t in enumerate(totals) if s != side]
+            assert value == pytest.approx(totals[side] - sum(others) / len(others))
+        return
+    raise AssertionError("no last play reached")
+
+
+@pytest.mark.parametrize("make", [lambda: PIMCPolicy(8), lambda: ISMCTSPolicy(60)],
+                         ids=["pimc", "ismcts"])  # fmt: skip
+def test_search_players_never_read_a_hidden_card(make):
+    """Swapping a card of another hand with one of the deck changes neither the observation nor
+    the search's choice (the env is passed in too, and must not matter)."""
+    checked = 0
+    for env, observation in positions({"num_players": 2}, 21, 60):
+        game = env.game
+        left = game.deck[game.deck_pos :]
+        other = int(game.hands[1 - game.current])
+        if not left or not other or len(np.flatnonzero(observation["action_mask"])) < 2:
+            continue
+        before = make().act(observation, env=env)
+        a, b = (other & -other).bit_length() - 1, left[0]
+        game.hands[1 - game.current] = other ^ (1 << a) ^ (1 << b)
+        game.state[K.DECK + game.deck_pos] = a
+        swapped = env.observe(env.agent_selection)
+        assert np.array_equal(swapped["observation"], observation["observation"])
+        assert make().act(swapped, env=env) == before
+        game.hands[1 - game.current] = other  # put the cards back
+        game.state[K.DECK + game.deck_pos] = b
+        checked += 1
+    assert checked >= 20
+
+
+def test_iteration_budgets_are_deterministic_for_a_seed_and_seeds_matter():
+    samples = [obs for _, obs in positions({"num_players": 2}, 5, 40)]
+    for make in (lambda s: PIMCPolicy(16, seed=s), lambda s: ISMCTSPolicy(100, seed=s)):
+        first = [make(1).act(o) for o in samples]
+        assert [make(1).act(o) for o in samples] == first
+        assert [make(1).act(o) for o in reversed(samples)] == first[::-1]  # order-free
+    values = [PIMCPolicy(4, seed=s, endgame=False).action_values(samples[0]) for s in (1, 2)]
+    assert values[0] != values[1]
+    assert not np.array_equal(decision_seed(1, samples[0]["observation"]),
+                              decision_seed(2, samples[0]["observation"]))  # fmt: skip
+
+
+def test_ismcts_spends_its_iterations_on_the_root_moves():
+    _, observation = next(positions({"num_players": 2}, 3, 1))
+    position, rules, cards, sizes = position_of(observation["observation"])
+    links, stats = S.new_tree(301)
+    used = S.ismcts(position, rules, cards, sizes, 300, np.array([9], dtype=np.uint64), links,
+                    stats, 1, 0.7, np.zeros(208), 0.0)  # fmt: skip
+    visits = S.root_visits(links, stats)
+    assert visits.sum() == 300 and 1 < used <= 301
+    legal = np.flatnonzero(observation["action_mask"])
+    assert set(np.flatnonzero(visits)) == set(legal)  # every root move tried
+    assert ISMCTSPolicy(300, seed=9).act(observation) in legal
+
+
+def test_a_time_budget_is_kept():
+    _, observation = next(positions({"num_players": 2}, 6, 1))
+    for spec in ("pimc:30ms", "ismcts:30ms"):
+        policy = make_policy(spec)
+        start = time.perf_counter()
+        policy.act(observation)
+        policy.act(observation)
+        spent = (time.perf_counter() - start) / 2
+        assert 0.03 <= spent < 0.5, (spec, spent)
+
+
+def test_search_specs_and_bad_specs():
+    assert isinstance(make_policy("pimc:64"), PIMCPolicy)
+    policy = make_policy("ismcts:400:bastra_2p", seed=3)
+    assert isinstance(policy, ISMCTSPolicy) and policy.prior is not None
+    assert policy.budget == 400 and policy.seed == 3 and policy.name == "ismcts:400:bastra_2p"
+    for bad in ("pimc:", "pimc:0", "ismcts:ten", "pimc:5s"):
+        with pytest.raises(ValueError, match="search"):
+            make_policy(bad)
+
+
+def test_search_plays_legal_moves_to_the_end_of_team_games():
+    from agents.evaluate import duplicate_match
+
+    result = duplicate_match(PIMCPolicy(4), make_policy("greedy"), table="4p_teams",
+                             deals=2, mode="round")  # fmt: skip
+    assert result.games == 4
