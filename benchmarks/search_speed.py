@@ -1,0 +1,92 @@
+"""Search players' speed: decisions a second and time a decision, at several budgets.
+
+    python benchmarks/search_speed.py [--positions 200] [--table 2p|4p_teams]
+
+The positions are those a game between heuristic players passes through (every decision with
+more than one legal action, the deck not yet empty, so no endgame search shortcuts them), the
+same for every player. Each player decides every position on one core; printed: decisions a
+second, mean and 95th-percentile milliseconds a decision, and for the iteration budgets the
+rollouts (PIMC: determinizations x legal actions) or iterations a second. The anchors are the
+one-ply heuristic and the network alone, deciding the same positions one at a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import bastra_env  # noqa: E402
+from agents import HeuristicPolicy, load_policy, make_policy  # noqa: E402
+from benchmarks import pin_to_one_core  # noqa: E402
+
+TABLES = {"2p": {"num_players": 2}, "4p_teams": {"num_players": 4, "teams": True}}
+MODELS = {"2p": "bastra_2p", "4p_teams": "bastra_4p_teams"}
+
+
+def sample_positions(table: str, count: int, seed: int) -> list[dict]:
+    env = bastra_env.raw_env(**TABLES[table])
+    heuristic = HeuristicPolicy()
+    found: list[dict] = []
+    game_seed = seed
+    env.reset(seed=game_seed)
+    while len(found) < count:
+        if env.game.done:
+            game_seed += 1
+            env.reset(seed=game_seed)
+        observation = env.observe(env.agent_selection)
+        game = env.game
+        if game.deck_pos < len(game.deck) and observation["action_mask"].sum() > 1:
+            found.append({k: v.copy() for k, v in observation.items()})
+        env.step(heuristic.act(observation))
+    return found
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--positions", type=int, default=200)
+    parser.add_argument("--table", choices=list(TABLES), default="2p")
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument(
+        "--players", nargs="+",
+        default=["pimc:16", "pimc:64", "pimc:256", "ismcts:100", "ismcts:400", "ismcts:1600",
+                 "pimc:50ms", "ismcts:50ms"],
+    )  # fmt: skip
+    args = parser.parse_args()
+    pin_to_one_core()
+    torch.set_num_threads(1)
+    positions = sample_positions(args.table, args.positions, args.seed)
+    legal = np.mean([p["action_mask"].sum() for p in positions])
+    print(f"{len(positions)} positions of {args.table} games (deck not empty), "
+          f"{legal:.1f} legal actions on average; one core")  # fmt: skip
+    network = load_policy(MODELS[args.table], endgame=False)
+    players = [("heuristic (anchor)", HeuristicPolicy()), ("network alone (anchor)", network)]
+    players += [(spec, make_policy(spec, seed=1)) for spec in args.players]
+    for spec, player in players:
+        player.act(positions[0])  # compile / warm up
+        times = []
+        for observation in positions:
+            start = time.perf_counter()
+            player.act(observation)
+            times.append(time.perf_counter() - start)
+        total = sum(times)
+        extra = ""
+        budget = getattr(player, "budget", None)
+        if budget and not getattr(player, "milliseconds", True):
+            units = budget * legal if spec.startswith("pimc") else budget
+            kind = "rollouts" if spec.startswith("pimc") else "iterations"
+            extra = f"   {units * len(positions) / total:>10,.0f} {kind}/s"
+        print(f"{spec:>24}: {len(positions) / total:9.1f} decisions/s   mean "
+              f"{1000 * total / len(positions):7.2f} ms   p95 "
+              f"{1000 * float(np.percentile(times, 95)):7.2f} ms{extra}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
