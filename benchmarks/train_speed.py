@@ -2,7 +2,7 @@
 
     python benchmarks/train_speed.py [--steps 60000] [--threads 2]
 
-Runs ``train.py`` with the shipped configs (``configs/2p.yaml``, ``configs/4p_teams.yaml``:
+Runs ``agents.train`` (``train.py``) with the shipped configs (``2p``, ``4p_teams``:
 self-play, snapshot pool and built-in opponents) for a short budget, with evaluation and the
 imitation warm start off, and reads the per-update figures from its ``metrics.csv``. The first
 update (interpreter and cache warm-up) is left out. An env step is one play by any seat; a
@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import train  # noqa: E402
+from agents import train  # noqa: E402
 
 
 def measure(config: str, steps: int, threads: int) -> dict[str, float]:
@@ -30,7 +30,7 @@ def measure(config: str, steps: int, threads: int) -> dict[str, float]:
     update (``train.TIMED_PARTS``), over all updates but the first."""
     with tempfile.TemporaryDirectory() as run_dir:
         train.main(
-            ["--config", str(ROOT / config), "--run-dir", run_dir, "--total-env-steps", str(steps),
+            ["--config", config, "--run-dir", run_dir, "--total-env-steps", str(steps),
              "--eval-every", "0", "--eval-deals", "1", "--eval-opponents", "random",
              "--imitation-samples", "0", "--threads", str(threads)]
         )  # fmt: skip
@@ -53,7 +53,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
     results = {}
-    for name, config in (("2p", "configs/2p.yaml"), ("4p teams", "configs/4p_teams.yaml")):
+    for name, config in (("2p", "2p"), ("4p teams", "4p_teams")):
         results[name] = measure(config, args.steps, args.threads)
     parts = "".join(f" {part + ' %':>11}" for part in train.TIMED_PARTS)
     print(f"\n{'table':<10} {'env steps/s':>12} {'samples/s':>11} {'updates':>8}{parts}", end="")
