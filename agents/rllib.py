@@ -369,14 +369,29 @@ def cluster_runtime_env(pip: Sequence[str] | None = None) -> dict[str, Any]:
 
 def init_ray(runtime_env: dict[str, Any] | None = None, num_cpus: int | None = None) -> bool:
     """Connects to ``RAY_ADDRESS`` if set (shipping the project), else starts Ray locally.
-    Returns whether it started Ray (False: Ray was already initialised)."""
+    Returns whether it started Ray (False: Ray was already initialised).
+
+    A cluster with Ray's token authentication needs ``RAY_AUTH_MODE=token`` and the cluster's
+    token (``RAY_AUTH_TOKEN``, the file ``RAY_AUTH_TOKEN_PATH`` or ``~/.ray/auth_token``) in this
+    process's environment: with an explicit ``RAY_ADDRESS`` Ray 2.60 does not turn it on by itself
+    (the cluster then answers ``InvalidAuthToken``). A refused connection raises a
+    ``ConnectionError`` that says so."""
     import ray
 
     if ray.is_initialized():
         return False
     address = os.environ.get("RAY_ADDRESS")
     if address:
-        ray.init(address=address, runtime_env=runtime_env or cluster_runtime_env())
+        try:
+            ray.init(address=address, runtime_env=runtime_env or cluster_runtime_env())
+        except ConnectionError as error:
+            mode = os.environ.get("RAY_AUTH_MODE", "unset")
+            raise ConnectionError(
+                f"{error}. If the cluster uses token authentication (the log says "
+                f"InvalidAuthToken), set RAY_AUTH_MODE=token (it is {mode}) and give this process "
+                "the cluster's token: RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH=<file> or "
+                "~/.ray/auth_token (README: Ray RLlib, multi-node)"
+            ) from error
     else:
         ray.init(num_cpus=num_cpus, include_dashboard=False, runtime_env=runtime_env)
     return True

@@ -142,6 +142,8 @@ class Table:
         self.plays: list[dict[str, Any]] = []
         self.touched = time.monotonic()
         self.ai_ms = 0.0
+        self.recent_from = 0
+        """Plays from this index on were made by the latest request (the human's and the AI's)."""
         self._record: dict[str, Any] | None = None
 
     @property
@@ -210,6 +212,7 @@ class Table:
         legal = self.env.legal_actions()
         if action not in legal:
             raise ClientError(422, f"action {action} is not legal now; legal actions: {legal}")
+        self.recent_from = len(self.plays)
         self._play(action, None)
         self.advance()
 
@@ -272,6 +275,7 @@ class Table:
             "legal": self.legal(),
             "last_play": self.plays[-1] if self.plays else None,
             "history": [p for p in self.plays if p["round"] == shown_round],
+            "recent": self.plays[self.recent_from :],
             "round_results": results,
             "done": game.done,
             "winner": winner,

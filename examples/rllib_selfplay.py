@@ -7,7 +7,9 @@
 
 Locally this starts its own Ray instance. On a cluster, leave ``RAY_ADDRESS`` set (for example
 ``RAY_ADDRESS=auto`` on a node of the cluster): the run connects to it and ships this project to
-every node (``agents.rllib.cluster_runtime_env``). The checkpoint is written on the driver; the
+every node (``agents.rllib.cluster_runtime_env``). A cluster with Ray's token authentication (the
+README's multi-node steps) also needs ``RAY_AUTH_MODE=token`` and its token (``~/.ray/auth_token``,
+``RAY_AUTH_TOKEN_PATH`` or ``RAY_AUTH_TOKEN``) here. The checkpoint is written on the driver; the
 evaluation runs there too, without Ray, through ``agents.load_policy(checkpoint_dir)``.
 """
 
