@@ -7,6 +7,7 @@ from typing import Any
 from .heuristic import HeuristicPolicy
 from .learned import PRETRAINED, LearnedPolicy, load_policy
 from .policies import GreedyPolicy, RandomPolicy
+from .search import SPEC as SEARCH_SPEC
 from .search import ISMCTSPolicy, PIMCPolicy, is_search_spec, make_search_policy
 
 BASELINES = {"random": RandomPolicy, "greedy": GreedyPolicy, "heuristic": HeuristicPolicy}
@@ -15,6 +16,27 @@ BASELINES = {"random": RandomPolicy, "greedy": GreedyPolicy, "heuristic": Heuris
 
 POLICY_NAMES = (*BASELINES, *PRETRAINED)
 """Every policy name ``make_policy`` takes besides a checkpoint path."""
+
+
+def policy_problem(spec: str) -> str | None:
+    """What is wrong with a policy name, without loading it (``None``: ``make_policy`` takes it):
+    the message ``make_policy`` would raise."""
+    if spec in BASELINES or spec in PRETRAINED:
+        return None
+    if is_search_spec(spec):
+        match = SEARCH_SPEC.match(spec)
+        if match is None or int(match.group(2)) < 1:
+            return f"not a search player: {spec!r} (e.g. pimc:64, ismcts:400, pimc:50ms:bastra_2p)"
+        return policy_problem(match.group(4)) if match.group(4) else None
+    if Path(spec).exists():
+        return None
+    close = difflib.get_close_matches(spec, POLICY_NAMES, n=1)
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    return (
+        f"unknown policy {spec!r}: not a built-in name ({', '.join(POLICY_NAMES)}), not a "
+        f"search player (pimc:N, ismcts:N) and no checkpoint file or directory at that "
+        f"path.{hint}"
+    )
 
 
 def make_policy(spec: str, seed: int | None = None, endgame: bool = True) -> Any:
@@ -26,14 +48,9 @@ def make_policy(spec: str, seed: int | None = None, endgame: bool = True) -> Any
         return RandomPolicy(seed) if spec == "random" else BASELINES[spec]()
     if is_search_spec(spec):
         return make_search_policy(spec, seed=seed)
-    if spec not in PRETRAINED and not Path(spec).exists():
-        close = difflib.get_close_matches(spec, POLICY_NAMES, n=1)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
-        raise ValueError(
-            f"unknown policy {spec!r}: not a built-in name ({', '.join(POLICY_NAMES)}), not a "
-            f"search player (pimc:N, ismcts:N) and no checkpoint file or directory at that "
-            f"path.{hint}"
-        )
+    problem = policy_problem(spec)
+    if problem:
+        raise ValueError(problem)
     return load_policy(spec, endgame=endgame)
 
 
@@ -48,4 +65,5 @@ __all__ = [
     "RandomPolicy",
     "load_policy",
     "make_policy",
+    "policy_problem",
 ]

@@ -29,6 +29,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 PROG = "bastra"
 
@@ -106,7 +107,7 @@ def option_hint(parser: argparse.ArgumentParser, message: str) -> str:
 class SuggestingParser(argparse.ArgumentParser):
     """An ``ArgumentParser`` whose errors add the closest option or choice to argparse's message."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         super().error(message + option_hint(self, message))
 
 
@@ -115,8 +116,8 @@ def _suggesting_errors() -> Iterator[None]:
     """Every ``ArgumentParser`` (the modules' own) suggests the closest option, for one call."""
     original = argparse.ArgumentParser.error
 
-    def error(self: argparse.ArgumentParser, message: str):
-        return original(self, message + option_hint(self, message))
+    def error(self: argparse.ArgumentParser, message: str) -> NoReturn:
+        original(self, message + option_hint(self, message))
 
     argparse.ArgumentParser.error = error  # type: ignore[method-assign]
     try:

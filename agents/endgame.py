@@ -50,7 +50,8 @@ def solve(
     if info[I_SEATS] == 2:
         orders = unseen.reshape(1, -1)  # exactly the opponent's hand
     else:
-        rng = np.random.default_rng(int.from_bytes(hashlib.sha256(obs.tobytes()).digest()[:8]))
+        digest = hashlib.sha256(obs.tobytes()).digest()
+        rng = np.random.default_rng(int.from_bytes(digest[:8], "big"))  # "big": needed on 3.10
         orders = np.tile(unseen, (samples, 1))
         for order in orders:  # as rng.permutation(unseen), one deal after the other
             rng.shuffle(order)

@@ -16,10 +16,10 @@ import argparse
 import csv
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -29,7 +29,13 @@ from bastra_env.vector import VectorEnv, batch_actor
 
 from .replay import Move, build_record, explanation_of, safe_name, write_record
 
-TABLES = {"2p": {"num_players": 2}, "4p_teams": {"num_players": 4, "teams": True}}
+if TYPE_CHECKING:
+    from pettingzoo import AECEnv
+
+TABLES: dict[str, dict[str, Any]] = {
+    "2p": {"num_players": 2},
+    "4p_teams": {"num_players": 4, "teams": True},
+}
 
 
 def wilson_interval(successes: float, trials: int, z: float = 1.96) -> tuple[float, float]:
@@ -61,6 +67,9 @@ class MatchResult:
     ci_high: float
     point_diff: float
     """Mean of A's final score minus B's, per game."""
+    point_diff_ci: float = float("nan")
+    """Half-width of the 95% interval of ``point_diff`` (over deals: each deal's two games
+    averaged, as the luck of the deal cancels within them)."""
 
     def line(self) -> str:
         return (
@@ -80,7 +89,7 @@ def side_policies(spec: Any, teams: bool) -> tuple[Any, Any]:
     return (spec, spec)
 
 
-def play_game(env, seat_policies: Sequence[Any], seed: int) -> list[int]:
+def play_game(env: AECEnv, seat_policies: Sequence[Any], seed: int) -> list[int]:
     """One game (or round) through the AEC env with ``seat_policies[seat]``, one move at a time;
     returns each side's final score. ``duplicate_match`` plays its games in batch instead."""
     env.reset(seed=seed)
@@ -230,7 +239,10 @@ def duplicate_match(
             )  # fmt: skip
     mine = np.array(a_sides)
     rows = np.arange(len(mine))
-    diff = float((scores[rows, mine] - scores[rows, 1 - mine]).sum())
+    per_game = scores[rows, mine] - scores[rows, 1 - mine]
+    diff = float(per_game.sum())
+    per_deal = per_game.reshape(deals, 2).mean(axis=1)
+    spread = 1.96 * float(per_deal.std(ddof=1)) / math.sqrt(deals) if deals > 1 else float("nan")
     draws = int((winners < 0).sum())
     wins = int((winners == mine).sum())
     losses = len(mine) - wins - draws
@@ -249,6 +261,7 @@ def duplicate_match(
         ci_low=low,
         ci_high=high,
         point_diff=diff / games,
+        point_diff_ci=spread,
     )
 
 
@@ -329,7 +342,7 @@ def round_robin(
     return results, bradley_terry(list(specs), results)
 
 
-def _load_side(spec: str, make_policy) -> Any:
+def _load_side(spec: str, make_policy: Callable[..., Any]) -> Any:
     if "+" in spec:
         first, partner = spec.split("+", 1)
         return (make_policy(first, seed=1), make_policy(partner, seed=2))

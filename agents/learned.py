@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -15,6 +15,9 @@ from .endgame import solve
 from .features import action_inputs_batch
 from .network import PolicyValueNet, build_model, read_checkpoint
 from .policies import Observation, legal_actions
+
+if TYPE_CHECKING:
+    from .rllib import RLlibPolicy
 
 
 class LearnedPolicy:
@@ -74,7 +77,7 @@ class LearnedPolicy:
                 solved = solve({"observation": observations[i], "action_mask": masks[i]})
                 if solved:
                     row = logits[i]
-                    chosen[i] = max(solved, key=lambda a, row=row: (solved[a], float(row[a])))
+                    chosen[i] = max(solved, key=lambda a: (solved[a], float(row[a])))
         return chosen
 
     @torch.no_grad()
@@ -107,7 +110,7 @@ def pretrained_path(name: str) -> Path:
 
 def load_policy(
     path: str | Path, sample: bool = False, seed: int | None = None, endgame: bool = True
-) -> LearnedPolicy:
+) -> LearnedPolicy | RLlibPolicy:
     """The policy of a checkpoint (``final.pt``, a periodic one), of a packaged model by name
     (``"bastra_2p"``, ``"bastra_4p_teams"``), or of an RLlib checkpoint directory
     (``agents.rllib``; needs ``ray[rllib]``)."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from typing import Any
 
 import torch
 
@@ -24,7 +25,7 @@ from bastra_env.render import render_text
 from . import make_policy
 
 
-def describe(env, action: int) -> str:
+def describe(env: bastra_env.raw_env, action: int) -> str:
     card, capture = env.decode_action(action)
     played = pretty(parse_card(card))
     if not capture:
@@ -35,7 +36,7 @@ def describe(env, action: int) -> str:
     features = env.observe(env.agent_selection)["observation"][OFFSETS["action_bastra"]]
     if features[action]:
         extras += ", BASTRA"
-    elif mask ^ (1 << parse_card(card)) == env.game.board:
+    elif env.game is not None and mask ^ (1 << parse_card(card)) == env.game.board:
         extras += ", sweeps the board"
     return f"{played} takes {' '.join(pretty(c) for c in taken)} ({extras})"
 
@@ -55,7 +56,9 @@ def ask(prompt: str, choices: int, read: Callable[[str], str]) -> int | None:
 
 
 def play(args: argparse.Namespace, read: Callable[[str], str] = input) -> int:
-    table = {"num_players": 4, "teams": True} if args.table == "4p_teams" else {"num_players": 2}
+    table: dict[str, Any] = (
+        {"num_players": 4, "teams": True} if args.table == "4p_teams" else {"num_players": 2}
+    )
     env = bastra_env.raw_env(**table, target_score=args.target_score, max_rounds=args.max_rounds)
     n = env.rules.num_players
     if not 0 <= args.seat < n:
@@ -69,9 +72,10 @@ def play(args: argparse.Namespace, read: Callable[[str], str] = input) -> int:
         policies[seat] = make_policy(args.partner if partner else args.opponent, seed=seat)
     names = [f"player_{s}" + (" (you)" if s == args.seat else "") for s in range(n)]
     env.reset(seed=args.seed)
+    game = env.game
+    assert game is not None  # reset deals it; the env plays on this one game
     rounds_shown = 0
-    while not env.game.done:
-        game = env.game
+    while not game.done:
         seat = game.current
         if seat == args.seat:
             print("\n" + render_text(game, names))
@@ -96,8 +100,8 @@ def play(args: argparse.Namespace, read: Callable[[str], str] = input) -> int:
                 for s, (t, sc) in enumerate(zip(r.total, r.scores, strict=True))
             )
             print(f"\n== round {r.round} scored: {sides}")
-    print("\n" + render_text(env.game, names, reveal_hands=True))
-    winner = env.game.winner
+    print("\n" + render_text(game, names, reveal_hands=True))
+    winner = game.winner
     mine = env.rules.side_of(args.seat)
     print("You win!" if winner == mine else "A draw." if winner is None else "You lose.")
     return 0

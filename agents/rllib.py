@@ -50,7 +50,7 @@ import inspect
 import os
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -71,6 +71,7 @@ from ray.rllib.core.rl_module.multi_rl_module import MultiRLModule, MultiRLModul
 from ray.rllib.core.rl_module.rl_module import RLModule, RLModuleSpec
 from ray.rllib.core.rl_module.torch import TorchRLModule
 from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+from ray.rllib.utils.typing import MultiAgentDict
 from ray.tune.registry import register_env
 from torch import nn
 
@@ -129,7 +130,11 @@ class BastraMultiAgentEnv(PettingZooEnv):
         self.table = table
         super().__init__(bastra_env.env(**fields))
 
-    def step(self, action):
+    # RLlib's MultiAgentEnv subclasses gymnasium.Env with a different step(): no override of
+    # step satisfies both
+    def step(  # type: ignore[override]
+        self, action: MultiAgentDict
+    ) -> tuple[MultiAgentDict, MultiAgentDict, MultiAgentDict, MultiAgentDict, MultiAgentDict]:
         observations, rewards, terminateds, truncateds, infos = super().step(action)
         if self.reward_scale != 1.0:
             rewards = {agent: r * self.reward_scale for agent, r in rewards.items()}
@@ -189,7 +194,10 @@ class MaskedPPOTorchModule(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI):
     """
 
     def setup(self) -> None:
-        config = dict(self.model_config or {})
+        model_config = self.model_config or {}
+        if not isinstance(model_config, dict):
+            raise TypeError(f"model_config must be a dict here, got {model_config!r}")
+        config = dict(model_config)
         hidden = [int(h) for h in config.get("hidden", (256, 256))]
         space = self.observation_space
         if not isinstance(space, gym.spaces.Dict) or set(space.spaces) != {
@@ -200,8 +208,11 @@ class MaskedPPOTorchModule(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI):
                 "MaskedPPOTorchModule needs the Dict observation space "
                 f"{{'observation', 'action_mask'}} of the Bastra env, got {space}"
             )
-        width = int(np.prod(space["observation"].shape))
-        actions = int(self.action_space.n)
+        width = int(np.prod(space["observation"].shape or ()))
+        action_space = self.action_space
+        if not isinstance(action_space, gym.spaces.Discrete):
+            raise ValueError(f"MaskedPPOTorchModule needs a Discrete action space: {action_space}")
+        actions = int(action_space.n)
         if space["action_mask"].shape != (actions,):
             raise ValueError(
                 f"action_mask shape {space['action_mask'].shape} does not match {actions} actions"
@@ -270,9 +281,9 @@ class LeagueMapping:
             return learner_side, MAIN
         return learner_side, self.pool[rng.randrange(len(self.pool))]
 
-    def __call__(self, agent_id: str, episode: Any, **kwargs: Any) -> str:
+    def __call__(self, agent_id: Hashable, episode: Any, **kwargs: Any) -> str:
         learner_side, opponent = self.matchup(episode)
-        return MAIN if seat_side(agent_id) == learner_side else opponent
+        return MAIN if seat_side(str(agent_id)) == learner_side else opponent
 
 
 class SnapshotPoolCallback(RLlibCallback):
@@ -298,7 +309,14 @@ class SnapshotPoolCallback(RLlibCallback):
         """Each slot's snapshot: the training iteration it was taken after."""
         self._next_slot = 0
 
-    def on_episode_end(self, *, episode, metrics_logger=None, prev_episode_chunks=None, **kw):
+    def on_episode_end(
+        self,
+        *,
+        episode: Any,
+        metrics_logger: Any = None,
+        prev_episode_chunks: list[Any] | None = None,
+        **kw: Any,
+    ) -> None:
         if metrics_logger is None:
             return
         sides: dict[int, float] = {0: 0.0, 1: 0.0}
@@ -315,13 +333,15 @@ class SnapshotPoolCallback(RLlibCallback):
         score = 1.0 if diff > 0 else 0.0 if diff < 0 else 0.5
         metrics_logger.log_value("score_vs_pool", score, reduce="mean", window=200)
 
-    def on_train_result(self, *, algorithm, metrics_logger=None, result, **kwargs) -> None:
+    def on_train_result(
+        self, *, algorithm: Any, metrics_logger: Any = None, result: dict[str, Any], **kwargs: Any
+    ) -> None:
         self.iterations += 1
         if self.iterations % self.snapshot_every == 0:
             self.snapshot(algorithm)
         result["snapshot_pool"] = list(self.pool)
 
-    def snapshot(self, algorithm) -> str:
+    def snapshot(self, algorithm: Any) -> str:
         """Copies main's current weights into a pool slot; returns the slot's module ID."""
         path = f"{COMPONENT_LEARNER}/{COMPONENT_RL_MODULE}/{MAIN}"
         state = algorithm.learner_group.get_state(components=path)
@@ -501,7 +521,7 @@ def build_config(
             policies_to_train=[MAIN],
         )
         .callbacks(
-            functools.partial(
+            functools.partial(  # type: ignore[arg-type]  # RLlib calls any factory
                 SnapshotPoolCallback,
                 snapshot_every=snapshot_every,
                 pool_size=pool_size,

@@ -53,7 +53,9 @@ def _plane(obs: np.ndarray, name: str, slot: int = 0) -> int:
 
 
 @lru_cache(maxsize=64)
-def _rules_row(players: int, teams: bool, target: int, scoring: tuple[int, int, int, bool]):
+def _rules_row(
+    players: int, teams: bool, target: int, scoring: tuple[int, int, int, bool]
+) -> np.ndarray:
     rules = Rules(
         num_players=players,
         teams=teams,

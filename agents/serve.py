@@ -57,7 +57,10 @@ from .learned import PRETRAINED, LearnedPolicy, load_policy
 from .replay import Move, build_record, explain, read_record
 
 WEB_DIR = Path(__file__).resolve().parent / "web"
-TABLES = {"2p": {"num_players": 2}, "4p_teams": {"num_players": 4, "teams": True}}
+TABLES: dict[str, dict[str, Any]] = {
+    "2p": {"num_players": 2},
+    "4p_teams": {"num_players": 4, "teams": True},
+}
 DEFAULT_OPPONENT = {"2p": "bastra_2p", "4p_teams": "bastra_4p_teams"}
 MAX_BODY = 8192
 """Bytes a request body may hold."""
@@ -99,6 +102,8 @@ class Players:
             if name in BASELINES:
                 raise ValueError(f"model name {name!r} is a built-in player's name")
             searching = load_policy(path or name, endgame=True)
+            if not isinstance(searching, LearnedPolicy):
+                raise ValueError(f"model {name!r}: the app plays train.py checkpoints, not RLlib's")
             alone = LearnedPolicy(searching.model, name=name, endgame=False)
             searching.name = name
             self.learned[name] = (searching, alone)
@@ -372,8 +377,9 @@ def new_table(players: Players, body: dict[str, Any]) -> Table:
         seed = secrets.randbits(63)
     elif type(seed) is not int or not 0 <= seed < 2**63:
         raise ClientError(400, '"seed" must be an integer from 0 to 2**63 - 1')
-    seat_names, policies = [], []
-    partner = None
+    seat_names: list[str] = []
+    policies: list[Any] = []
+    partner = opponent  # read only in the team game
     if rules.teams:
         partner = players.check(body.get("partner", opponent), "partner")
     for s in range(rules.num_players):

@@ -49,10 +49,11 @@ import yaml
 from tqdm import tqdm
 
 import bastra_env
-from agents import BASELINES, LearnedPolicy, make_policy
+from agents import BASELINES, LearnedPolicy, make_policy, policy_problem
 from agents.compiled import action_inputs_batch
 from agents.evaluate import duplicate_match
 from agents.features import action_inputs
+from agents.learned import PRETRAINED, pretrained_path
 from agents.network import (
     NetworkConfig,
     PolicyValueNet,
@@ -60,6 +61,7 @@ from agents.network import (
     read_checkpoint,
     save_checkpoint,
 )
+from agents.search import is_search_spec
 from bastra_env import Rules
 from bastra_env.vector import VectorEnv, batch_actor
 
@@ -85,6 +87,10 @@ class Config:
     """Widths of the network's hidden layers."""
     pair_width: int = 64
     """Width of the network's (state, action) layer."""
+    init_from: str = ""
+    """Start the learner from this checkpoint's weights (a path or a packaged model's name, e.g.
+    ``bastra_2p``); its network shape then replaces ``hidden`` and ``pair_width``. "" starts
+    from scratch."""
     learning_rate: float = 5e-4
     anneal_lr: bool = True
     """Decay the learning rate linearly to 0 over the run."""
@@ -105,7 +111,8 @@ class Config:
     pool_prob: float = 0.3
     """Share of games in which the opposing side is a pool snapshot instead of the latest net."""
     baseline_opponents: list[str] = field(default_factory=list)
-    """Built-in players that may take the opposing side (a league beside the pool)."""
+    """Fixed players that may take the opposing side (a league beside the pool): built-in names,
+    search players (``pimc:16``), packaged models (``bastra_2p``) or checkpoint paths, frozen."""
     baseline_prob: float = 0.0
     """Share of games in which the opposing side is one of ``baseline_opponents``."""
     imitation_samples: int = 0
@@ -129,7 +136,8 @@ class Config:
 
     def __post_init__(self) -> None:
         Rules(num_players=self.num_players, teams=self.teams, max_rounds=self.train_rounds)
-        positive = ("total_env_steps", "num_envs", "rollout_steps", "update_epochs")
+        positive: tuple[str, ...] = ("total_env_steps", "num_envs", "rollout_steps")
+        positive += ("update_epochs",)
         positive += ("minibatch_size", "pool_size", "snapshot_every", "checkpoint_every")
         positive += ("eval_deals", "threads")
         for name in positive:
@@ -150,9 +158,17 @@ class Config:
         if self.eval_mode not in ("round", "game"):
             raise ValueError(f'config eval_mode must be "round" or "game", got {self.eval_mode!r}')
         for name in ("eval_opponents", "baseline_opponents"):
-            unknown = [o for o in getattr(self, name) if o not in BASELINES]
-            if unknown:
-                raise ValueError(f"config {name} {unknown} are not among {list(BASELINES)}")
+            for spec in getattr(self, name):
+                problem = policy_problem(spec)
+                if problem:
+                    raise ValueError(f"config {name}: {problem}")
+        if self.init_from:
+            problem = policy_problem(self.init_from)
+            if problem or self.init_from in BASELINES or is_search_spec(self.init_from):
+                raise ValueError(
+                    f"config init_from {self.init_from!r} must be a checkpoint path or a packaged "
+                    f"model ({', '.join(PRETRAINED)})"
+                )
         if self.imitation_teacher not in BASELINES:
             raise ValueError(
                 f"config imitation_teacher {self.imitation_teacher!r} is not among "
@@ -217,7 +233,7 @@ def _field_docs() -> dict[str, str]:
         field_name = isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
         if field_name and isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant):
             text = str(after.value.value).replace("``", "")
-            docs[node.target.id] = " ".join(text.split())  # type: ignore[union-attr]
+            docs[node.target.id] = " ".join(text.split())
     return docs
 
 
@@ -252,7 +268,7 @@ def build_parser() -> argparse.ArgumentParser:
     group = parser.add_argument_group("Config fields (each also a YAML key)")
     docs = _field_docs()
     for f in dataclasses.fields(Config):
-        default = f.default_factory() if f.default is dataclasses.MISSING else f.default
+        default = f.default if f.default_factory is dataclasses.MISSING else f.default_factory()
         shown = ",".join(map(str, default)) if isinstance(default, list) else default
         group.add_argument(
             "--" + f.name.replace("_", "-"),
@@ -310,9 +326,9 @@ def parse_config(argv: list[str]) -> tuple[Config, Path, str | None]:
     return config, run_dir, args.resume
 
 
-def _parse_value(name: str, text: str, f: dataclasses.Field) -> Any:
+def _parse_value(name: str, text: str, f: dataclasses.Field[Any]) -> Any:
     """A command-line string in the type of the field (lists: comma-separated)."""
-    default = f.default_factory() if f.default is dataclasses.MISSING else f.default
+    default: Any = f.default if f.default_factory is dataclasses.MISSING else f.default_factory()
     try:
         if isinstance(default, bool):
             if text.lower() not in ("true", "false", "1", "0", "yes", "no"):
@@ -332,12 +348,12 @@ def _parse_value(name: str, text: str, f: dataclasses.Field) -> Any:
 class Pool:
     """Frozen past snapshots, played as the opposing side in some games."""
 
-    def __init__(self, config: Config, device: torch.device) -> None:
+    def __init__(self, config: Config, device: torch.device, network: NetworkConfig) -> None:
         self.size = config.pool_size
         self.device = device
         self.states: list[dict[str, torch.Tensor]] = []
         self.models: list[PolicyValueNet] = []
-        self.network = NetworkConfig(hidden=tuple(config.hidden), pair_width=config.pair_width)
+        self.network = network
 
     def add(self, model: PolicyValueNet) -> None:
         self.add_state({k: v.detach().cpu().clone() for k, v in model.state_dict().items()})
@@ -380,13 +396,18 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     writer = SummaryWriter(str(run_dir / "tensorboard"))
 
     # ---- model, optimiser, pool
-    model = PolicyValueNet(
-        NetworkConfig(hidden=tuple(config.hidden), pair_width=config.pair_width)
-    ).to(device)
+    if config.init_from:  # a best response, or fine-tuning: the given weights and their shape
+        source = config.init_from
+        source_path = pretrained_path(source) if source in PRETRAINED else Path(source)
+        model = build_model(read_checkpoint(source_path)).to(device)
+    else:
+        model = PolicyValueNet(
+            NetworkConfig(hidden=tuple(config.hidden), pair_width=config.pair_width)
+        ).to(device)
     optimizer = torch.optim.Adam(
         model.parameters(), lr=config.learning_rate, eps=1e-5, foreach=True
     )
-    pool = Pool(config, device)
+    pool = Pool(config, device, model.config)
     update, env_steps, samples, train_seconds = 0, 0, 0, 0.0
     if resume:
         payload = read_checkpoint(resume)
@@ -561,17 +582,17 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 timer["features"] += time.perf_counter() - clock
                 clock = time.perf_counter()
                 obs = torch.from_numpy(seen).to(device)
-                action_ids = torch.from_numpy(action_ids).to(device)
-                features = torch.from_numpy(features).to(device)
+                ids_t = torch.from_numpy(action_ids).to(device)
+                features_t = torch.from_numpy(features).to(device)
                 net = model if who == -1 else pool.models[who]
                 with torch.no_grad():
-                    logits, values = net.slot_logits(obs, action_ids, features)
+                    logits, values = net.slot_logits(obs, ids_t, features_t)
                     dist = torch.distributions.Categorical(logits=logits, validate_args=False)
                     slots = dist.sample()  # a slot of action_ids: a legal action
                     logps = dist.log_prob(slots)
-                actions[pick] = action_ids.gather(1, slots[:, None])[:, 0].cpu().numpy()
+                actions[pick] = ids_t.gather(1, slots[:, None])[:, 0].cpu().numpy()
                 if who == -1:
-                    first = buffer.add(obs, action_ids, features, slots, logps, values)
+                    first = buffer.add(obs, ids_t, features_t, slots, logps, values)
                     seats = state["current_player"][chosen].tolist()
                     for k, (e, seat) in enumerate(zip(chosen.tolist(), seats, strict=True)):
                         trajectory_of[e][seat].append(first + k)
@@ -718,13 +739,19 @@ def imitate(
     started = time.perf_counter()
     teacher = make_policy(config.imitation_teacher, seed=config.seed)
     env = bastra_env.raw_env(rules=config.rules, reward="points")
-    obs, ids, feats, moves, targets = [], [], [], [], []
+    obs: list[np.ndarray] = []
+    ids: list[np.ndarray] = []
+    feats: list[np.ndarray] = []
+    moves: list[int] = []
+    targets: list[float] = []
     bar = tqdm(total=config.imitation_samples, desc="imitation data", unit="move", leave=False)
     while len(moves) < config.imitation_samples:
         env.reset(seed=int(rng.integers(2**62)))
         seat_rows: dict[str, list[int]] = {a: [] for a in env.possible_agents}
         returns = dict.fromkeys(env.possible_agents, 0.0)
-        while not env.game.done:
+        game = env.game
+        assert game is not None  # reset deals it
+        while not game.done:
             agent = env.agent_selection
             seen = env.observe(agent)
             action_ids, features = action_inputs(seen["observation"], seen["action_mask"])
@@ -783,7 +810,15 @@ class Rollout:
         self.trajectories: list[list[int]] = []
         self.round_rewards: list[float] = []
 
-    def add(self, obs, action_ids, features, actions, logps, values) -> int:
+    def add(
+        self,
+        obs: torch.Tensor,
+        action_ids: torch.Tensor,
+        features: torch.Tensor,
+        actions: torch.Tensor,
+        logps: torch.Tensor,
+        values: torch.Tensor,
+    ) -> int:
         """A batch of transitions; returns the index of the first."""
         first = len(self.rewards)
         for name, part in zip(

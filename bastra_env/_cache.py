@@ -35,7 +35,8 @@ def configure() -> None:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError:
         return  # not writable: numba's own choice of folder stands
-    numba.config.CACHE_DIR = str(folder)
+    # numba.config makes its options at import (in globals()), so no checker sees them
+    numba.config.CACHE_DIR = str(folder)  # type: ignore[attr-defined]
 
 
 configure()

@@ -8,6 +8,7 @@ rank r" the mask ``0xF << 4 * r``.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from numbers import Integral
 
@@ -132,8 +133,7 @@ def parse_cards(names: Iterable[str], what: str = "cards") -> list[Card]:
     if isinstance(names, str):
         raise TypeError(f"{what} must be a list of card names, not one string {names!r}")
     cards = [parse_card(n) for n in names]
-    seen: set[Card] = set()
-    dups = [c for c in cards if c in seen or seen.add(c)]
+    dups = [c for c, count in Counter(cards).items() if count > 1]
     if dups:
         raise ValueError(f"{what}: duplicate cards {sorted({card_name(c) for c in dups})}")
     return cards

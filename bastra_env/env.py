@@ -144,7 +144,7 @@ def _direct(name: str, needs_reset: bool) -> property:
     return property(read)
 
 
-def _fast_wrapper(wrapper: type) -> type:
+def _fast_wrapper(wrapper: type[Any]) -> type:
     """``wrapper`` with direct reads of the hot attributes, importable (so picklable) here as
     ``_<its name>``."""
     needs_reset = issubclass(wrapper, wrappers.OrderEnforcingWrapper)
@@ -225,7 +225,7 @@ class raw_env(AECEnv):
                 "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
             }
         )
-        self._action_space = spaces.Discrete(NUM_ACTIONS)
+        self._action_space: spaces.Discrete = spaces.Discrete(NUM_ACTIONS)
         self.observation_spaces = {a: self._observation_space for a in self.possible_agents}
         self.action_spaces = {a: self._action_space for a in self.possible_agents}
         self._work = K.capture_work()
@@ -235,10 +235,10 @@ class raw_env(AECEnv):
         self.np_random, _ = seeding.np_random(None)
 
     # --------------------------------------------------------------------------- spaces
-    def observation_space(self, agent: str) -> spaces.Space:
+    def observation_space(self, agent: str) -> spaces.Dict:
         return self._observation_space
 
-    def action_space(self, agent: str) -> spaces.Space:
+    def action_space(self, agent: str) -> spaces.Discrete:
         return self._action_space
 
     # --------------------------------------------------------------------------- reset / step
@@ -259,7 +259,7 @@ class raw_env(AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self.agent_selection = self.possible_agents[self.game.current]
         self._rewarded = False
         self._move_cache = None

@@ -37,7 +37,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -197,7 +197,7 @@ class Game:
         self,
         rules: Rules | None = None,
         seed: int | None = None,
-        deck: Sequence[Card] | None = None,
+        deck: Sequence[Card] | Sequence[str] | None = None,
     ) -> None:
         """Start a game. ``deck`` (52 card ints or names, top first) fixes round 1's deal; later
         rounds, and round 1 without a deck, are shuffled from ``seed`` (random when ``None``)."""
@@ -211,12 +211,17 @@ class Game:
             raise TypeError(f"seed must be an int or None, got {type(seed).__name__} {seed!r}")
         cards = _NO_DECK
         if deck is not None:
-            deck = list(deck)
-            if any(isinstance(c, str) for c in deck):
-                deck = parse_deck(deck)  # card names, as the env's reset options take them
-            elif sorted(deck) != list(range(NUM_CARDS)):
-                raise ValueError("deck must hold each of the 52 cards (ints 0..51) exactly once")
-            cards = np.array(deck, dtype=np.int64)
+            given = list(deck)
+            if any(isinstance(c, str) for c in given):
+                # card names, as the env's reset options take them (parse_card refuses an int)
+                ints = parse_deck(cast("list[str]", given))
+            else:
+                ints = cast("list[Card]", given)
+                if sorted(ints) != list(range(NUM_CARDS)):
+                    raise ValueError(
+                        "deck must hold each of the 52 cards (ints 0..51) exactly once"
+                    )
+            cards = np.array(ints, dtype=np.int64)
         self.rules = rules
         self._r = K.rules_array(rules)
         self._s = np.zeros(K.STATE_SIZE, dtype=np.int64)

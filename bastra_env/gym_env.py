@@ -16,7 +16,7 @@ uniformly random legal action.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -43,7 +43,8 @@ class RandomLegal:
 class BastraGymEnv(gymnasium.Env):
     """One learning seat against fixed policies (registered as ``"Bastra-v0"``)."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "ansi"], "render_fps": 1}
+    # not a ClassVar: gymnasium.Env declares metadata an instance attribute
+    metadata: dict[str, Any] = {"render_modes": ["human", "ansi"], "render_fps": 1}  # noqa: RUF012
 
     def __init__(
         self,
@@ -154,7 +155,8 @@ class BastraGymEnv(gymnasium.Env):
         """Legal actions of the learner now, as booleans (sb3-contrib's MaskablePPO reads this)."""
         return self._mask.astype(bool)
 
-    def render(self) -> str | None:
+    # gymnasium.Env.render returns a TypeVar bound to nothing, which no concrete type overrides
+    def render(self) -> str | np.ndarray | None:  # type: ignore[override]
         return self.aec.render()
 
     # ------------------------------------------------------------------------------- inside

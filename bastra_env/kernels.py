@@ -16,6 +16,8 @@ k)``, a Fisher-Yates shuffle driven by splitmix64 started at ``s ^ (k * 0xD1B54A
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
@@ -199,12 +201,12 @@ CAPTURE_WORK = 4096
 
 # ------------------------------------------------------------------------- bit helpers
 @intrinsic
-def _ctpop(typingctx, x):
+def _ctpop(typingctx: Any, x: types.Type) -> Any:
     """LLVM's ctpop (one POPCNT instruction where the processor has it) on an int64."""
     if not isinstance(x, types.Integer):
         return None
 
-    def codegen(context, builder, signature, args):
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
         value = context.cast(builder, args[0], signature.args[0], types.int64)
         return builder.ctpop(value)
 
@@ -212,12 +214,12 @@ def _ctpop(typingctx, x):
 
 
 @intrinsic
-def _cttz(typingctx, x):
+def _cttz(typingctx: Any, x: types.Type) -> Any:
     """LLVM's cttz (count trailing zeros: one TZCNT/BSF instruction) on a non-zero int64."""
     if not isinstance(x, types.Integer):
         return None
 
-    def codegen(context, builder, signature, args):
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
         value = context.cast(builder, args[0], signature.args[0], types.int64)
         return builder.cttz(value, ir.Constant(ir.IntType(1), 1))
 
@@ -227,13 +229,13 @@ def _cttz(typingctx, x):
 @njit(cache=True, inline="always")
 def popcount(x: int) -> int:
     """Cards in a mask."""
-    return _ctpop(x)
+    return _ctpop(x)  # type: ignore[call-arg]  # numba's stub counts typingctx as an argument
 
 
 @njit(cache=True, inline="always")
 def lowest_card(x: int) -> int:
     """Index of the lowest set bit of a non-zero mask."""
-    return _cttz(x)
+    return _cttz(x)  # type: ignore[call-arg]  # (as in popcount)
 
 
 @njit(cache=True, inline="always")

@@ -100,7 +100,7 @@ def _card(draw: Any, x: int, y: int, card: int | None, big: Any) -> None:
     draw.text((x + CARD_W / 2, y + CARD_H / 2), pretty(card), font=big, fill=colour, anchor="mm")
 
 
-def _row(draw: Any, cards: list[int | None], cx: int, y: int, big: Any) -> None:
+def _row(draw: Any, cards: Sequence[int | None], cx: int, y: int, big: Any) -> None:
     width = len(cards) * (CARD_W + GAP) - GAP
     x = cx - width // 2
     for card in cards:
@@ -142,7 +142,7 @@ def render_image(game: Game, names: Sequence[str], reveal_hands: bool = False) -
         cx, y = spots[slots[offset]]
         hand = list(iter_cards(game.hands[seat]))
         shown = reveal_hands or seat == game.current
-        cards: list[int | None] = hand if shown else [None] * len(hand)
+        cards: Sequence[int | None] = hand if shown else [None] * len(hand)
         if slots[offset] in (1, 3):  # side seats: hands drawn narrower, two by two
             for i in range(0, len(cards), 2):
                 _row(draw, cards[i : i + 2], cx, y + (i // 2) * (CARD_H // 2) - 40, big)

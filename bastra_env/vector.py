@@ -46,7 +46,7 @@ out of ``[0, 208)``, raises ``ValueError`` and changes nothing.
 from __future__ import annotations
 
 import secrets
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 import gymnasium
 import numpy as np
@@ -66,6 +66,9 @@ from .layout import (
     observation_high,
 )
 from .rules import Rules
+
+if TYPE_CHECKING:
+    from .game import Game
 
 SEED_MASK = (1 << 63) - 1
 
@@ -93,7 +96,16 @@ def game_seed(seed: int, slot: int, k: int) -> int:
 
 
 @njit(cache=True)
-def _start(states, rules, seeds, decks, work, obs, mask, current):
+def _start(
+    states: np.ndarray,
+    rules: np.ndarray,
+    seeds: np.ndarray,
+    decks: np.ndarray,
+    work: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    current: np.ndarray,
+) -> None:
     """Start a game with seed ``seeds[i]`` in every slot (round 1 from ``decks[i]`` if given)."""
     empty = np.empty(0, dtype=np.int64)
     for i in range(states.shape[0]):
@@ -110,25 +122,25 @@ def _start(states, rules, seeds, decks, work, obs, mask, current):
 
 @njit(cache=True)
 def _step(
-    states,
-    rules,
-    rows,
-    actions,
-    points_mode,
-    base_seed,
-    games,
-    work,
-    obs,
-    mask,
-    current,
-    rewards,
-    terminated,
-    illegal,
-    winner,
-    final_scores,
-    round_ended,
-    seeds,
-):
+    states: np.ndarray,
+    rules: np.ndarray,
+    rows: np.ndarray,
+    actions: np.ndarray,
+    points_mode: int,
+    base_seed: int,
+    games: np.ndarray,
+    work: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    current: np.ndarray,
+    rewards: np.ndarray,
+    terminated: np.ndarray,
+    illegal: np.ndarray,
+    winner: np.ndarray,
+    final_scores: np.ndarray,
+    round_ended: np.ndarray,
+    seeds: np.ndarray,
+) -> None:
     """Play ``actions[r]`` in game ``rows[r]`` for each r; same-step autoreset."""
     n = rules[K.R_PLAYERS]
     empty = np.empty(0, dtype=np.int64)
@@ -351,7 +363,7 @@ class VectorEnv:
         return dict(self._arrays)
 
     # ------------------------------------------------------------------------------ reading
-    def game(self, i: int):
+    def game(self, i: int) -> Game:
         """Game ``i`` as a :class:`~bastra_env.game.Game` (a copy: playing it changes nothing
         here; its ``results`` are empty, the env keeps no round history)."""
         from .game import Game
@@ -434,7 +446,8 @@ class GymVectorEnv(gymnasium.vector.VectorEnv):
     ``action_mask`` (bool ``[num_envs, 208]``, also :meth:`action_masks`), ``seat`` and
     ``illegal`` (the learner's action was illegal: that game ended with -1 for its side)."""
 
-    metadata: ClassVar[dict[str, Any]] = {"autoreset_mode": AutoresetMode.SAME_STEP}
+    # not a ClassVar: gymnasium.vector.VectorEnv declares metadata an instance attribute
+    metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP}  # noqa: RUF012
 
     def __init__(
         self,

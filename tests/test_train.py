@@ -89,7 +89,9 @@ def test_command_line_overrides_every_field(tmp_path):
         (["--num-envs", "0"], "num_envs must be a positive int"),
         (["--teams", "maybe"], "cannot read 'maybe'"),
         (["--num-players", "3", "--teams", "true"], "teams needs num_players=4"),
-        (["--eval-opponents", "nobody"], "not among"),
+        (["--eval-opponents", "nobody"], "eval_opponents: unknown policy 'nobody'"),
+        (["--baseline-opponents", "pimc:0", "--baseline-prob", "0.1"], "not a search player"),
+        (["--init-from", "greedy"], "init_from 'greedy' must be a checkpoint"),
         (["--hidden", "a,b"], "cannot read"),
         (["--baseline-prob", "0.9"], "pool_prob \\+ baseline_prob must be at most 1"),
         (["--baseline-opponents", "", "--baseline-prob", "0.1"], "needs baseline_opponents"),
@@ -127,3 +129,22 @@ def test_export_keeps_the_policy_and_drops_the_training_state(smoke_run, tmp_pat
     assert same_weights(full["model"], kept["model"])
     assert slim.stat().st_size < (run_dir / "final.pt").stat().st_size
     load_policy(slim)
+
+
+def test_a_best_response_run_starts_from_a_model_against_it_frozen(tmp_path):
+    """init_from + a packaged model as the only opponent (benchmarks/best_response.py's setup):
+    the learner starts from the model's weights and shape, and its games are all against it."""
+    from agents.learned import pretrained_path
+
+    args = [*SMOKE, "--run-dir", str(tmp_path), "--init-from", "bastra_2p",
+            "--baseline-opponents", "bastra_2p,pimc:2", "--baseline-prob", "1.0",
+            "--pool-prob", "0.0", "--imitation-samples", "0", "--total-env-steps", "600",
+            "--rollout-steps", "300", "--checkpoint-every", "1", "--eval-every", "0"]  # fmt: skip
+    train.main(args)
+    start = weights(pretrained_path("bastra_2p"))
+    first = weights(tmp_path / "checkpoint_000001.pt")
+    assert first.keys() == start.keys()
+    assert all(first[k].shape == start[k].shape for k in start)
+    assert not same_weights(first, start)  # it trained
+    moved = max(float((first[k].float() - start[k].float()).abs().max()) for k in start)
+    assert moved < 0.05  # one small update away from the model, not a fresh network
