@@ -71,6 +71,8 @@ FORM_FIELDS = tuple(f for f in FIELD_NAMES if f not in ("num_players", "teams"))
 CREATE_KEYS = ("table", "opponent", "partner", "seat", "rules", "endgame", "seed")
 RECORD_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,200}\.json$")
 MAX_REPLAYS = 1000
+SEARCH_OFFERED = ("pimc:64", "ismcts:400")
+"""Search players the app offers besides the baselines and the models."""
 
 
 class ClientError(Exception):
@@ -107,7 +109,7 @@ class Players:
             alone = LearnedPolicy(searching.model, name=name, endgame=False)
             searching.name = name
             self.learned[name] = (searching, alone)
-        self.names = [*self.learned, *BASELINES]
+        self.names = [*self.learned, *BASELINES, *SEARCH_OFFERED]
 
     def make(self, name: str, seed: int, endgame: bool) -> Any:
         if name in self.learned:
