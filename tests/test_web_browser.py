@@ -566,5 +566,7 @@ def test_a_bare_server_says_what_it_lacks(browser: Browser) -> None:
             expect(tid(page, "replay-open")).to_be_disabled()
             tid(page, "nav-play").click()
             options = tid(page, "opponent-select").locator("option")
-            assert options.all_inner_texts() == ["random", "greedy", "heuristic"]
+            assert options.all_inner_texts() == [
+                "random", "greedy", "heuristic", "pimc:64", "ismcts:400"
+            ]  # fmt: skip
             tab.assert_clean()
