@@ -16,6 +16,8 @@ BASELINES = {"random": RandomPolicy, "greedy": GreedyPolicy, "heuristic": Heuris
 
 POLICY_NAMES = (*BASELINES, *PRETRAINED)
 """Every policy name ``make_policy`` takes besides a checkpoint path."""
+NETWORK_ALONE = ":network"
+"""After a model's name or path (``bastra_2p:network``): its network without the endgame search."""
 
 
 def policy_problem(spec: str) -> str | None:
@@ -23,6 +25,11 @@ def policy_problem(spec: str) -> str | None:
     the message ``make_policy`` would raise."""
     if spec in BASELINES or spec in PRETRAINED:
         return None
+    if spec.endswith(NETWORK_ALONE) and not is_search_spec(spec):
+        model = spec[: -len(NETWORK_ALONE)]
+        if model in BASELINES:
+            return f"{spec!r}: {NETWORK_ALONE} follows a model (name or path), not a built-in"
+        return policy_problem(model)
     if is_search_spec(spec):
         match = SEARCH_SPEC.match(spec)
         if match is None or int(match.group(2)) < 1:
@@ -43,7 +50,8 @@ def make_policy(spec: str, seed: int | None = None, endgame: bool = True) -> Any
     """A baseline name (``random``, ``greedy``, ``heuristic``), a search player (``pimc:64``,
     ``ismcts:400``, ``ismcts:80ms:bastra_2p``: see ``agents.search``), a packaged model's name
     (``bastra_2p``, ``bastra_4p_teams``) or a checkpoint path (``endgame``: see
-    ``LearnedPolicy``). An unknown name raises ``ValueError`` naming the known ones."""
+    ``LearnedPolicy``; ``:network`` after a model, e.g. ``bastra_2p:network``, is the network
+    without the endgame search). An unknown name raises ``ValueError`` naming the known ones."""
     if spec in BASELINES:
         return RandomPolicy(seed) if spec == "random" else BASELINES[spec]()
     if is_search_spec(spec):
@@ -51,11 +59,16 @@ def make_policy(spec: str, seed: int | None = None, endgame: bool = True) -> Any
     problem = policy_problem(spec)
     if problem:
         raise ValueError(problem)
+    if spec.endswith(NETWORK_ALONE):
+        policy = load_policy(spec[: -len(NETWORK_ALONE)], endgame=False)
+        policy.name = spec
+        return policy
     return load_policy(spec, endgame=endgame)
 
 
 __all__ = [
     "BASELINES",
+    "NETWORK_ALONE",
     "POLICY_NAMES",
     "GreedyPolicy",
     "HeuristicPolicy",

@@ -323,22 +323,29 @@ def rating_intervals(
 
 
 def round_robin(
-    specs: Sequence[str], endgame: bool = True, **match_kwargs: Any
+    specs: Sequence[str],
+    endgame: bool = True,
+    known: Sequence[MatchResult] = (),
+    **match_kwargs: Any,
 ) -> tuple[list[MatchResult], dict]:
-    """Every pair of ``specs`` (baseline names, checkpoint paths, ``X+Y`` team sides) meets once;
-    ``endgame=False`` plays checkpoints without the endgame search."""
+    """Every pair of ``specs`` (baseline names, checkpoint paths, ``X+Y`` team sides) meets once,
+    but for the pairs ``known`` already holds (their results are kept: a round-robin extended by
+    new players); ``endgame=False`` plays checkpoints without the endgame search."""
     from . import make_policy
 
     def make(spec: str, seed: int) -> Any:
         return make_policy(spec, seed=seed, endgame=endgame)
 
-    policies = {spec: _load_side(spec, make) for spec in specs}
-    results = []
-    for i, a in enumerate(specs):
-        for b in specs[i + 1 :]:
-            result = duplicate_match(policies[a], policies[b], names=(a, b), **match_kwargs)
-            print(result.line(), flush=True)
-            results.append(result)
+    played = {frozenset((r.a, r.b)) for r in known}
+    results = list(known)
+    pairs = [(a, b) for i, a in enumerate(specs) for b in specs[i + 1 :]]
+    pairs = [(a, b) for a, b in pairs if frozenset((a, b)) not in played]
+    needed = {spec for pair in pairs for spec in pair}
+    policies = {spec: _load_side(spec, make) for spec in specs if spec in needed}
+    for a, b in pairs:
+        result = duplicate_match(policies[a], policies[b], names=(a, b), **match_kwargs)
+        print(result.line(), flush=True)
+        results.append(result)
     return results, bradley_terry(list(specs), results)
 
 
@@ -426,6 +433,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--record", metavar="DIR", help="write one JSON record per game here (for replays)"
     )
+    parser.add_argument(
+        "--extend", metavar="FILE",
+        help="a round-robin's --json file: add the given policies to it, playing only new pairs "
+        "(same --table, --mode, --deals, --seed as it was played with)",
+    )  # fmt: skip
     parser.add_argument("--curves", nargs="+", metavar="RUN_DIR", help="plot training curves")
     parser.add_argument("--out", help="PNG path for --curves")
     args = parser.parse_args(argv)
@@ -433,7 +445,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.curves:
         print(f"wrote {plot_curves(args.curves, args.out)}")
         return
-    if len(args.policies) < 2:
+    known: list[MatchResult] = []
+    specs = list(args.policies)
+    if args.extend:
+        known = _previous_results(args.extend, args.table, args.mode, 2 * args.deals, parser)
+        previous = [n for r in known for n in (r.a, r.b)]
+        specs = list(dict.fromkeys(previous + specs))
+    if len(specs) < 2:
         parser.error("give two policies (or more for a round-robin), or --curves RUN_DIR")
     if args.deals < 1:
         parser.error("--deals must be at least 1")
@@ -446,15 +464,16 @@ def main(argv: Sequence[str] | None = None) -> None:
         progress=True,
         record=args.record,
     )
-    results, ratings = round_robin(args.policies, endgame=not args.no_endgame, **kwargs)
-    intervals = rating_intervals(args.policies, results, seed=args.seed)
+    results, ratings = round_robin(specs, endgame=not args.no_endgame, known=known, **kwargs)
+    intervals = rating_intervals(specs, results, seed=args.seed)
     print()
-    if len(args.policies) > 2:
+    if len(specs) > 2:
         print(results_table(results, ratings, intervals))
     else:
         print(results_table(results))
     if args.record:
-        print(f"\nwrote {2 * args.deals * len(results)} game records to {args.record}")
+        written = 2 * args.deals * (len(results) - len(known))
+        print(f"\nwrote {written} game records to {args.record}")
     if args.json:
         payload = {
             "results": [asdict(r) for r in results],
@@ -463,6 +482,24 @@ def main(argv: Sequence[str] | None = None) -> None:
         }
         Path(args.json).write_text(json.dumps(payload, indent=2))
         print(f"\nwrote {args.json}")
+
+
+def _previous_results(
+    path: str, table: str, mode: str, games: int, parser: argparse.ArgumentParser
+) -> list[MatchResult]:
+    try:
+        payload = json.loads(Path(path).read_text())
+        known = [MatchResult(**r) for r in payload["results"]]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        parser.error(f"--extend {path}: not a readable agents.evaluate --json file ({error})")
+    for r in known:
+        if (r.table, r.mode, r.games) != (table, mode, games):
+            parser.error(
+                f"--extend {path}: its {r.a} vs {r.b} was {r.games} {r.mode}s of {r.table}; "
+                f"this run plays {games} {mode}s of {table} (give the same --table, --mode, "
+                "--deals)"
+            )
+    return known
 
 
 if __name__ == "__main__":

@@ -101,6 +101,15 @@ def test_make_policy_knows_the_baselines():
         make_policy("heurisitc")
 
 
+def test_a_models_network_alone_by_name():
+    searching, alone = make_policy("bastra_2p"), make_policy("bastra_2p:network")
+    assert searching.endgame and not alone.endgame and alone.name == "bastra_2p:network"
+    with pytest.raises(ValueError, match="not a built-in"):
+        make_policy("greedy:network")
+    with pytest.raises(ValueError, match="unknown policy 'nope'"):
+        make_policy("nope:network")
+
+
 def test_packaged_models_load_by_name_from_any_directory(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     for name in ("bastra_2p", "bastra_4p_teams"):

@@ -173,3 +173,24 @@ def test_recorded_games_replay_to_the_scores_the_match_counted(tmp_path):
     (tmp_path / "bad.json").write_text("{}")
     with pytest.raises(ValueError, match="not a Bastra game record"):
         read_record(tmp_path / "bad.json")
+
+
+def test_a_round_robin_is_extended_by_new_players_only(tmp_path, capsys):
+    first = tmp_path / "rr.json"
+    main(["random", "greedy", "--deals", "2", "--mode", "round", "--json", str(first)])
+    before = json.loads(first.read_text())
+    capsys.readouterr()
+    main(["heuristic", "--extend", str(first), "--deals", "2", "--mode", "round",
+          "--json", str(first)])  # fmt: skip
+    printed = capsys.readouterr().out
+    assert "random vs greedy" not in printed.split("\n\n")[0]  # not played again
+    after = json.loads(first.read_text())
+    assert after["results"][0] == before["results"][0]
+    assert {(r["a"], r["b"]) for r in after["results"]} == {
+        ("random", "greedy"), ("random", "heuristic"), ("greedy", "heuristic")
+    }
+    assert set(after["ratings"]) == set(after["rating_intervals"]) == {"random", "greedy",
+                                                                       "heuristic"}  # fmt: skip
+    with pytest.raises(SystemExit):
+        main(["heuristic", "--extend", str(first), "--deals", "3", "--mode", "round"])
+    assert "give the same --table, --mode, --deals" in capsys.readouterr().err
