@@ -1181,7 +1181,7 @@
       h("div", {}, h("h3", {}, "Ratings"), ratingTable,
         h("p", { class: "muted small" },
           "Bradley\u2013Terry ratings on an Elo-like scale (mean 1500).")),
-      h("div", {}, h("h3", {}, "Head to head"), matrix,
+      h("div", { class: "h2h-wrap" }, h("h3", {}, "Head to head"), matrix,
         h("p", { class: "muted small" },
           "The row player's win rate against the column player (draws count half); " +
           "hover a cell for its 95% interval and record."))));
