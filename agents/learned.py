@@ -108,15 +108,22 @@ def pretrained_path(name: str) -> Path:
     return PRETRAINED_DIR / f"{name}.pt"
 
 
+def checkpoint_path(spec: str | Path) -> Path:
+    """The file a checkpoint spec names: a packaged model's name (unless a file of that name
+    exists here), else the path itself."""
+    if isinstance(spec, str) and spec in PRETRAINED and not Path(spec).exists():
+        return pretrained_path(spec)
+    return Path(spec)
+
+
 def load_policy(
     path: str | Path, sample: bool = False, seed: int | None = None, endgame: bool = True
 ) -> LearnedPolicy | RLlibPolicy:
     """The policy of a checkpoint (``final.pt``, a periodic one), of a packaged model by name
     (``"bastra_2p"``, ``"bastra_4p_teams"``), or of an RLlib checkpoint directory
     (``agents.rllib``; needs ``ray[rllib]``)."""
-    if isinstance(path, str) and path in PRETRAINED and not Path(path).exists():
-        path = pretrained_path(path)
-    if Path(path).is_dir():
+    path = checkpoint_path(path)
+    if path.is_dir():
         try:
             from .rllib import load_rllib_policy
         except ImportError as error:

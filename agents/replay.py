@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -51,6 +51,28 @@ def explanation_of(probs: np.ndarray, value: float) -> Explanation:
         "value": round(value, 4),
         "probs": {int(a): round(float(probs[a]), 4) for a in top if probs[a] > 0},
     }
+
+
+def by_card(cards: Iterable[str]) -> list[str]:
+    """Card names in card order (``A`` to ``K``, clubs to spades within a rank)."""
+    return sorted(cards, key=parse_card)
+
+
+def step_play(env: Any, action: int) -> dict[str, Any]:
+    """Play ``action`` in the raw AEC env ``env`` and describe the play: the round it was made
+    in, the seat, the card, what it took (card order), and the bastra it made (``"bastra"``,
+    ``"jack"`` or ``None``)."""
+    game = env.game
+    seat, round_number = game.current, game.round
+    card, takes = env.decode_action(action)
+    bastras, jack_bastras = game.bastras[seat], game.jack_bastras[seat]
+    env.step(action)
+    kind = (
+        "jack" if game.jack_bastras[seat] > jack_bastras else
+        "bastra" if game.bastras[seat] > bastras else None
+    )  # fmt: skip
+    return {"round": round_number, "seat": seat, "card": card, "takes": by_card(takes),
+            "bastra": kind}  # fmt: skip
 
 
 def seat_lists(per_seat: dict[str, Any], agents: Sequence[str]) -> list[Any]:
@@ -95,36 +117,29 @@ def build_record(
                 }
             )
         snapshot = env.snapshot()
-        card, takes = env.decode_action(int(action))
-        step: dict[str, Any] = {
-            "move": number,
-            "round": game.round,
-            "seat": seat,
-            "action": int(action),
-            "card": card,
-            "takes": sorted(takes, key=_card_order),
-            "before": {
-                "hands": seat_lists(snapshot["hands"], agents),
-                "board": snapshot["board"],
-                "deck_left": len(snapshot["deck"]),
-                "captured": [len(cards) for cards in seat_lists(snapshot["captured"], agents)],
-                "scores": list(game.scores),
-            },
+        before = {
+            "hands": seat_lists(snapshot["hands"], agents),
+            "board": snapshot["board"],
+            "deck_left": len(snapshot["deck"]),
+            "captured": [len(cards) for cards in seat_lists(snapshot["captured"], agents)],
+            "scores": list(game.scores),
         }
+        policy = None
         if explanation is not None:
-            step["policy"] = {
+            policy = {
                 "value": explanation["value"],
                 "top": [_option(env, int(a), p) for a, p in explanation["probs"].items()],
             }
-        bastras = (game.bastras[seat], game.jack_bastras[seat])
-        before = len(game.results)
-        env.step(int(action))
-        step["bastra"] = (
-            "jack" if game.jack_bastras[seat] > bastras[1] else
-            "bastra" if game.bastras[seat] > bastras[0] else None
-        )  # fmt: skip
+        results_before = len(game.results)
+        play = step_play(env, int(action))
+        step: dict[str, Any] = {"move": number, "round": play["round"], "seat": seat,
+                                "action": int(action), "card": play["card"],
+                                "takes": play["takes"], "before": before}  # fmt: skip
+        if policy is not None:
+            step["policy"] = policy
+        step["bastra"] = play["bastra"]
         steps.append(step)
-        if len(game.results) > before:
+        if len(game.results) > results_before:
             results.append(dict(asdict(game.results[-1]), after_move=number))
     return {
         "format": RECORD_FORMAT,
@@ -149,11 +164,7 @@ def build_record(
 
 def _option(env: Any, action: int, prob: float) -> dict[str, Any]:
     card, takes = env.decode_action(action)
-    return {"action": action, "card": card, "takes": sorted(takes, key=_card_order), "prob": prob}
-
-
-def _card_order(name: str) -> int:
-    return parse_card(name)
+    return {"action": action, "card": card, "takes": by_card(takes), "prob": prob}
 
 
 SAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]+")

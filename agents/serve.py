@@ -47,14 +47,14 @@ from starlette.responses import FileResponse, JSONResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from bastra_env import Rules, card_name, parse_card, raw_env
+from bastra_env import Rules, card_name, raw_env
 from bastra_env.cards import iter_cards
 from bastra_env.layout import OFFSETS
 from bastra_env.rules import FIELD_NAMES
 
 from . import BASELINES, make_policy
 from .learned import PRETRAINED, LearnedPolicy, load_policy
-from .replay import Move, build_record, explain, read_record
+from .replay import Move, build_record, by_card, explain, read_record, step_play
 
 WEB_DIR = Path(__file__).resolve().parent / "web"
 TABLES: dict[str, dict[str, Any]] = {
@@ -86,10 +86,6 @@ class ClientError(Exception):
 
 def names(mask: int) -> list[str]:
     return [card_name(c) for c in iter_cards(mask)]
-
-
-def by_card(cards: Sequence[str] | frozenset[str]) -> list[str]:
-    return sorted(cards, key=parse_card)
 
 
 # ------------------------------------------------------------------------------------ players
@@ -162,26 +158,8 @@ class Table:
         return None if self.game.done else self.game.current
 
     def _play(self, action: int, explanation: dict[str, Any] | None) -> None:
-        game, seat = self.game, self.game.current
-        card, takes = self.env.decode_action(action)
-        round_number = game.round
-        bastras = (game.bastras[seat], game.jack_bastras[seat])
-        self.moves.append((seat, action, explanation))
-        self.env.step(action)
-        kind = (
-            "jack" if game.jack_bastras[seat] > bastras[1] else
-            "bastra" if game.bastras[seat] > bastras[0] else None
-        )  # fmt: skip
-        self.plays.append(
-            {
-                "move": len(self.moves) - 1,
-                "round": round_number,
-                "seat": seat,
-                "card": card,
-                "takes": by_card(takes),
-                "bastra": kind,
-            }
-        )
+        self.moves.append((self.game.current, action, explanation))
+        self.plays.append({"move": len(self.moves) - 1, **step_play(self.env, action)})
 
     def advance(self) -> None:
         """The AI seats play until it is the human's turn or the game is over."""

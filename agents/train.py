@@ -53,7 +53,7 @@ from agents import BASELINES, LearnedPolicy, make_policy, policy_problem
 from agents.compiled import action_inputs_batch
 from agents.evaluate import duplicate_match
 from agents.features import action_inputs
-from agents.learned import PRETRAINED, pretrained_path
+from agents.learned import PRETRAINED, checkpoint_path
 from agents.network import (
     NetworkConfig,
     PolicyValueNet,
@@ -397,9 +397,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     # ---- model, optimiser, pool
     if config.init_from:  # a best response, or fine-tuning: the given weights and their shape
-        source = config.init_from
-        source_path = pretrained_path(source) if source in PRETRAINED else Path(source)
-        model = build_model(read_checkpoint(source_path)).to(device)
+        model = build_model(read_checkpoint(checkpoint_path(config.init_from))).to(device)
     else:
         model = PolicyValueNet(
             NetworkConfig(hidden=tuple(config.hidden), pair_width=config.pair_width)
