@@ -38,6 +38,7 @@ from bastra_env.kernels import (
 )
 from bastra_env.layout import (
     ACTION_SUMMARIES,
+    DECK_LEFT_SCALE,
     MAX_LEGAL,
     NUM_ACTIONS,
     OBSERVATION_SIZE,
@@ -238,7 +239,7 @@ def _estimates_row(
     last_play_bastra = obs[_O_RULES + _LAST_PLAY_BASTRA] > 0.5
     plays = _round(np.float64(obs[_O_PLAYS]) * _PLAYS)
     next_hand = _round(np.float64(obs[_O_HAND_SIZES + 1]) * 4.0)
-    deck_left = _round(np.float64(obs[_O_DECK_LEFT]) * 44.0)
+    deck_left = _round(np.float64(obs[_O_DECK_LEFT]) * DECK_LEFT_SCALE)
     if next_hand == 0 and deck_left > 0:
         next_hand = 4  # the next player is dealt a new hand before it plays
     last_play = plays == _LAST_PLAY

@@ -28,7 +28,7 @@ from bastra_env.kernels import (
     card_points,
     popcount,
 )
-from bastra_env.layout import MAX_SEATS, SLOTS_PER_CARD
+from bastra_env.layout import DECK_LEFT_SCALE, MAX_SEATS, SLOTS_PER_CARD
 
 NOBODY = -1
 """The last capturer before anyone captured this round."""
@@ -163,14 +163,22 @@ def _value(
     frames: np.ndarray,
     caps: np.ndarray,
     work: np.ndarray,
+    deal: np.ndarray,
+    count: np.ndarray,
 ) -> int:
     """Value of the position with ``mover`` to play, under best play to the round's end: minimax
     with alpha-beta pruning, the position itself searched with a full window (so exact).
     ``frames`` (``[depth, FRAME_SIZE]``) and ``caps`` (``[depth, SLOTS_PER_CARD]``) hold a row
-    per play left; ``hands`` is restored on return."""
+    per play left; ``hands`` is restored on return. ``deal``: the hands of one more deal, dealt
+    when every hand is empty (all zero: none; the round ends there). ``count[0]`` is increased
+    by the number of plays searched."""
+    pending = False
+    for seat in range(seats):
+        pending |= deal[seat] != 0
     if hands[mover] == 0:  # the round is over
         return _round_over(board, last, mine, theirs, scoring)
     d = 0
+    dealt_at = -1  # the frame whose play emptied the hands and dealt ``deal``
     _enter(frames, 0, hands, mover, board, last, mine, theirs, plays, -_INF, _INF)
     value = 0
     returning = False  # whether ``value`` is that of frame d's latest option, to take in
@@ -178,6 +186,9 @@ def _value(
         mover = frames[d, F_MOVER]
         if returning:
             returning = False
+            if d == dealt_at:  # back before the deal: the hands are empty again
+                hands[:seats] = 0
+                dealt_at = -1
             value += frames[d, F_GAIN]
             hands[mover] = frames[d, F_HELD]
             best = frames[d, F_BEST]
@@ -221,6 +232,7 @@ def _value(
         card = frames[d, F_CARD]
         capture = caps[d, frames[d, F_NEXT]]
         frames[d, F_NEXT] += 1
+        count[0] += 1
         plays = frames[d, F_PLAYS]
         gain, board, last, mine, theirs = _play(
             mover,
@@ -238,10 +250,13 @@ def _value(
         frames[d, F_GAIN] = gain
         frames[d, F_HELD] = held
         child = (mover + 1) % seats
-        if hands[child] == 0:  # the round is over after this play
-            value = _round_over(board, last, mine, theirs, scoring)
-            returning = True
-            continue
+        if hands[child] == 0:
+            if not pending or dealt_at >= 0:  # the round is over after this play
+                value = _round_over(board, last, mine, theirs, scoring)
+                returning = True
+                continue
+            hands[:seats] = deal[:seats]  # every hand is empty: the next deal
+            dealt_at = d
         alpha = frames[d, F_ALPHA] - gain
         beta = frames[d, F_BETA] - gain
         d += 1
@@ -261,7 +276,8 @@ I_MINE_CARDS = 7  # cards in my side's piles
 I_THEIRS_CARDS = 8  # cards in the other side's piles
 I_SIZES = 9  # MAX_SEATS entries: cards in each seat's hand
 I_SCORING = I_SIZES + MAX_SEATS  # 4 entries: the scoring row (RULE_ fields)
-INFO_SIZE = I_SCORING + 4
+I_DECK = I_SCORING + 4  # cards still to be dealt
+INFO_SIZE = I_DECK + 1
 
 # Where the observation's pieces start (``bastra_env.layout.OFFSETS``), passed to the kernels
 # as an int64 row of these fields rather than frozen into the compiled code.
@@ -314,14 +330,16 @@ def read_position(
     obs: np.ndarray,
     action_mask: np.ndarray,
     max_team_cards: int,
+    max_deck: int,
     layout: np.ndarray,
     scales: np.ndarray,
     cap: float,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The position a flat observation shows: ``(info, legal, unseen)``, ``info`` an
-    ``int64[INFO_SIZE]`` row (``I_SEARCH`` 0 where the search declines: cards left in the deck,
-    three players, no legal action, unseen cards not all in hands, more than ``max_team_cards``
-    cards in my hand in a team game, a scoring rule at ``cap`` times its scale or more),
+    ``int64[INFO_SIZE]`` row (``I_SEARCH`` 0 where the search declines: more than ``max_deck``
+    cards left in the deck (any in a team game), three players, no legal action, unseen cards
+    not all in hands and the deck, more than ``max_team_cards`` cards in my hand in a team
+    game, a scoring rule at ``cap`` times its scale or more),
     ``legal`` the legal actions ascending, ``unseen`` the unseen cards ascending. ``layout``:
     the observation's offsets (``L_`` fields); ``scales``: the scoring rules' scales."""
     info = np.zeros(INFO_SIZE, dtype=np.int64)
@@ -337,7 +355,8 @@ def read_position(
             count += 1
     table = layout[L_TABLE]
     two_players = obs[table + TWO_PLAYERS] != 0
-    if obs[layout[L_DECK_LEFT]] > 0 or not (two_players or obs[table + TEAMS] != 0):
+    left = _rounded(np.float64(obs[layout[L_DECK_LEFT]]) * DECK_LEFT_SCALE)
+    if left > (max_deck if two_players else 0) or not (two_players or obs[table + TEAMS] != 0):
         return info, legal, legal[:0]
     unseen = _plane(obs, layout[L_UNSEEN])
     cards = np.empty(popcount(unseen), dtype=np.int64)
@@ -355,8 +374,8 @@ def read_position(
         info[I_SIZES + seat] = size
         if seat > 0:
             hidden += size
-    if popcount(unseen) != hidden:
-        return info, legal, cards  # the unseen cards are not all in hands
+    if popcount(unseen) != hidden + left:
+        return info, legal, cards  # the unseen cards are not all in hands and the deck
     if seats == 4 and popcount(mine) > max_team_cards:
         return info, legal, cards
     rules = layout[L_RULES]
@@ -389,16 +408,23 @@ def read_position(
     info[I_PLAYS] = _rounded(np.float64(obs[layout[L_PLAYS]]) * PLAYS_PER_ROUND)
     info[I_MINE_CARDS] = int(piles[0])
     info[I_THEIRS_CARDS] = int(piles[1])
+    info[I_DECK] = left
     return info, legal, cards
 
 
 # ------------------------------------------------------------------------- the search
 @njit(cache=True)
-def search(info: np.ndarray, orders: np.ndarray, actions: np.ndarray) -> np.ndarray:
-    """``int64[len(actions)]``: per action (``SLOTS_PER_CARD * card + slot``) of seat 0, the sum
-    over the deals of its value under best play by every seat from then on. ``info``: the
+def search(
+    info: np.ndarray, orders: np.ndarray, actions: np.ndarray, deal_size: int, max_plays: int
+) -> tuple[np.ndarray, int]:
+    """``(sums, deals)``: ``sums`` (``int64[len(actions)]``), per action (``SLOTS_PER_CARD *
+    card + slot``) of seat 0, the sum over the first ``deals`` deals of its value under best play
+    by every seat from then on; the deals are searched in order until ``max_plays`` plays were
+    searched in all (each deal searched whole for every action; 0: no limit). ``info``: the
     position (``read_position``); ``orders``: one row per deal, the unseen cards in the order
-    seats 1, 2, ... take them (``info[I_SIZES + seat]`` each), my hand being ``info[I_MINE]``."""
+    seats 1, 2, ... take them (``info[I_SIZES + seat]`` each), my hand being ``info[I_MINE]``,
+    then, with ``deal_size`` > 0, the round's last deal: ``deal_size`` cards to each seat from
+    seat 0 on, dealt once every hand is empty."""
     seats = info[I_SEATS]
     board = info[I_BOARD]
     last = info[I_LAST]
@@ -413,6 +439,10 @@ def search(info: np.ndarray, orders: np.ndarray, actions: np.ndarray) -> np.ndar
     root = np.zeros(_SLOTS, dtype=np.int64)
     sums = np.zeros(actions.shape[0], dtype=np.int64)
     hands = np.zeros(MAX_SEATS, dtype=np.int64)
+    deal = np.zeros(MAX_SEATS, dtype=np.int64)
+    none = np.zeros(MAX_SEATS, dtype=np.int64)
+    count = np.zeros(1, dtype=np.int64)
+    used = 0
     for d in range(orders.shape[0]):
         at = 0
         for seat in range(1, seats):
@@ -421,6 +451,12 @@ def search(info: np.ndarray, orders: np.ndarray, actions: np.ndarray) -> np.ndar
                 hand |= 1 << orders[d, k]
             hands[seat] = hand
             at += info[I_SIZES + seat]
+        for seat in range(seats if deal_size > 0 else 0):
+            hand = 0
+            for k in range(at, at + deal_size):
+                hand |= 1 << orders[d, k]
+            deal[seat] = hand
+            at += deal_size
         for a in range(actions.shape[0]):
             card = actions[a] // _SLOTS
             slot = actions[a] % _SLOTS
@@ -436,6 +472,9 @@ def search(info: np.ndarray, orders: np.ndarray, actions: np.ndarray) -> np.ndar
                 0, card, capture, board, last, mine, theirs, plays, scoring
             )
             hands[0] = info[I_MINE] & ~(1 << card)
+            ends_deal = deal_size > 0 and hands[1 % seats] == 0  # my play empties the hands
+            if ends_deal:
+                hands[:seats] = deal[:seats]
             sums[a] += gain + _value(
                 hands,
                 seats,
@@ -449,5 +488,12 @@ def search(info: np.ndarray, orders: np.ndarray, actions: np.ndarray) -> np.ndar
                 frames,
                 caps,
                 work,
+                none if ends_deal else deal,
+                count,
             )
-    return sums
+            if ends_deal:
+                hands[:seats] = 0
+        used += 1
+        if max_plays > 0 and count[0] >= max_plays:
+            break
+    return sums, used

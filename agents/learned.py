@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
-from bastra_env.layout import OFFSETS
+from bastra_env.layout import DECK_LEFT_SCALE, OFFSETS
 
 from .compiled import batch_arrays
-from .endgame import solve
+from .endgame import LAST_DEAL, solve
 from .features import action_inputs_batch
 from .network import PolicyValueNet, build_model, read_checkpoint
 from .policies import Observation, legal_actions
@@ -24,8 +24,10 @@ class LearnedPolicy:
     """Acts greedily (the most probable legal action) unless ``sample=True``.
 
     With ``endgame=True`` (the default), where ``agents.endgame.solve`` applies (the deck is
-    empty: two players, or the team game with at most two cards in hand) it plays the search's
-    best move instead, the network breaking ties; ``endgame=False`` is the network alone. A
+    empty: two players, or the team game with at most three cards in hand; with
+    ``endgame_deals=2`` also the two-player last-but-one deal, on ``deal_samples`` sampled
+    deals) it plays the search's best move instead, the network breaking ties; ``endgame=False``
+    is the network alone. A
     sampling policy (``sample=True``, as in training) never searches. ``act_batch`` chooses for
     many observations with one forward pass."""
 
@@ -36,10 +38,16 @@ class LearnedPolicy:
         seed: int | None = None,
         name: str = "",
         endgame: bool = True,
+        endgame_deals: int = 1,
+        deal_samples: int = 16,
     ) -> None:
+        if endgame_deals not in (1, 2):
+            raise ValueError(f"endgame_deals must be 1 or 2, got {endgame_deals!r}")
         self.model = model.eval()
         self.sample = sample
         self.endgame = endgame
+        self.endgame_deals = endgame_deals
+        self.deal_samples = deal_samples
         self.generator = torch.Generator().manual_seed(seed if seed is not None else 0)
         self.name = name or "learned"
 
@@ -72,9 +80,11 @@ class LearnedPolicy:
         chosen = torch.argmax(logits, dim=-1).numpy().astype(np.int64)
         if self.endgame:
             observations, masks = np.asarray(observations), np.asarray(masks)
-            deck_left = flat[:, OFFSETS["deck_left"].start]
-            for i in np.flatnonzero(deck_left <= 0):  # solve declines every other row at once
-                solved = solve({"observation": observations[i], "action_mask": masks[i]})
+            deck_left = np.rint(flat[:, OFFSETS["deck_left"].start] * DECK_LEFT_SCALE)
+            searched = deck_left <= (LAST_DEAL if self.endgame_deals == 2 else 0)
+            for i in np.flatnonzero(searched & (mask.sum(axis=1) > 1)):  # solve declines the rest
+                seen = {"observation": observations[i], "action_mask": masks[i]}
+                solved = solve(seen, deals=self.endgame_deals, deal_samples=self.deal_samples)
                 if solved:
                     row = logits[i]
                     chosen[i] = max(solved, key=lambda a: (solved[a], float(row[a])))
@@ -117,11 +127,16 @@ def checkpoint_path(spec: str | Path) -> Path:
 
 
 def load_policy(
-    path: str | Path, sample: bool = False, seed: int | None = None, endgame: bool = True
+    path: str | Path,
+    sample: bool = False,
+    seed: int | None = None,
+    endgame: bool = True,
+    endgame_deals: int = 1,
 ) -> LearnedPolicy | RLlibPolicy:
     """The policy of a checkpoint (``final.pt``, a periodic one), of a packaged model by name
     (``"bastra_2p"``, ``"bastra_4p_teams"``), or of an RLlib checkpoint directory
-    (``agents.rllib``; needs ``ray[rllib]``)."""
+    (``agents.rllib``; needs ``ray[rllib]``). ``endgame`` and ``endgame_deals``: the search at
+    play time (``LearnedPolicy``)."""
     path = checkpoint_path(path)
     if path.is_dir():
         try:
@@ -134,5 +149,10 @@ def load_policy(
         return load_rllib_policy(path, sample=sample, seed=seed)
     payload = read_checkpoint(path)
     return LearnedPolicy(
-        build_model(payload), sample=sample, seed=seed, name=Path(path).stem, endgame=endgame
+        build_model(payload),
+        sample=sample,
+        seed=seed,
+        name=Path(path).stem,
+        endgame=endgame,
+        endgame_deals=endgame_deals,
     )

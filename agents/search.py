@@ -30,7 +30,7 @@ import numpy as np
 from bastra_env import Rules
 from bastra_env import kernels as K
 from bastra_env.cards import NUM_CARDS
-from bastra_env.layout import OFFSETS, SCORING_SCALES
+from bastra_env.layout import DECK_LEFT_SCALE, OFFSETS, SCORING_SCALES
 
 from . import search_kernels as S
 from .endgame import solve
@@ -94,7 +94,7 @@ def position_of(observation: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.nda
         state[K.SCORES + side] = round(float(obs[OFFSETS["scores"]][slot]) * target)
     state[K.HANDS] = _plane(obs, "hand")
     state[K.BOARD] = _plane(obs, "board")
-    left = round(float(obs[OFFSETS["deck_left"]][0]) * 44)
+    left = round(float(obs[OFFSETS["deck_left"]][0]) * DECK_LEFT_SCALE)
     state[K.DECK_LEN] = NUM_CARDS
     state[K.DECK_POS] = NUM_CARDS - left
     state[K.PLAYS] = round(float(obs[OFFSETS["plays"]][0]) * K.PLAYS_PER_ROUND)

@@ -25,6 +25,7 @@ from numba.core.extending import intrinsic
 
 from .cards import FULL_DECK, NUM_CARDS
 from .layout import (
+    DECK_LEFT_SCALE,
     MAX_LEGAL,
     MAX_SEATS,
     OBSERVATION_SIZE,
@@ -714,7 +715,7 @@ def encode(
     obs[_O_TARGET] = min(target / 100, 10.0)
     obs[_O_ROUND] = min(state[ROUND] / 10, 10.0)
     obs[_O_PLAYS] = state[PLAYS] / PLAYS_PER_ROUND
-    obs[_O_DECK_LEFT] = (state[DECK_LEN] - state[DECK_POS]) / 44
+    obs[_O_DECK_LEFT] = (state[DECK_LEN] - state[DECK_POS]) / DECK_LEFT_SCALE
     last = state[LAST_CAPTURER]
     if last >= 0:
         obs[_O_LAST_CAPTURER + _SLOT_TABLE[n, (last - seat) % n]] = 1.0

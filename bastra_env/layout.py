@@ -16,6 +16,8 @@ NUM_ACTIONS = NUM_CARDS * SLOTS_PER_CARD
 MAX_SEATS = 4
 MAX_LEGAL = 4 * SLOTS_PER_CARD
 """At most 4 cards in hand, each with at most SLOTS_PER_CARD actions."""
+DECK_LEFT_SCALE = 44
+"""The observation's ``deck_left`` is the cards still to be dealt / this (the most there are)."""
 REWARD_MODES = ("win", "points")
 """``"win"``: +1 / -1 / 0 to each seat at the end of the game; ``"points"``: each round's point
 difference as it is scored (see ``bastra_env.env``)."""
@@ -30,7 +32,7 @@ OBSERVATION_LAYOUT: tuple[tuple[str, int, float, str], ...] = (
     ("target", 1, 10.0, "target score / 100 (at most 10)"),
     ("round", 1, 10.0, "round number / 10 (at most 10)"),
     ("plays", 1, 1.0, "plays made this round / 48"),
-    ("deck_left", 1, 1.0, "cards still to be dealt / 44"),
+    ("deck_left", 1, 1.0, f"cards still to be dealt / {DECK_LEFT_SCALE}"),
     ("hand_sizes", MAX_SEATS, 1.0, "cards in each seat's hand / 4"),
     ("bastras", MAX_SEATS, 12.0, "bastras (both kinds) each seat made this round / 4"),
     ("last_capturer", MAX_SEATS + 1, 1.0, "one-hot: who captured last this round (last: nobody)"),

@@ -59,6 +59,87 @@ def test_two_player_search_value_is_what_best_play_scores(rules):
         assert total[me] - total[1 - me] - before == predicted, seed
 
 
+def play_to_deal(env, policy, left: int) -> None:
+    """Play until ``left`` cards are still in the deck and a deal has just been dealt."""
+    game = env.game
+    while not (len(game.deck) - game.deck_pos == left and game.plays % (4 * game.num_players) == 0):
+        env.step(policy.act(env.observe(env.agent_selection)))
+
+
+def known_world(game) -> np.ndarray:
+    """The real cards hidden from the seat to move, as ``search`` takes a deal's order: the
+    other hand, then the last deal (this seat's four, the other's four), read by playing a copy
+    of the game on to that deal."""
+    me, other = game.current, 1 - game.current
+    ahead = game.copy()
+    while ahead.deck_pos < len(ahead.deck):
+        ahead.play(ahead.legal_moves()[0])
+    last = [ahead.hands[me], ahead.hands[other]]
+    masks = [game.hands[other], *last]
+    return np.array([c for mask in masks for c in range(52) if mask >> c & 1], dtype=np.int64)
+
+
+def world_values(env, world: np.ndarray) -> dict[int, int]:
+    """The two-deal search's exact values of the seat to move in one known world."""
+    from agents.endgame import _LAYOUT, _SCALES, LAST_DEAL
+    from agents.endgame_kernels import read_position, search
+    from bastra_env.layout import OBSERVED_CAP
+
+    seen = env.observe(env.agent_selection)
+    info, legal, unseen = read_position(
+        seen["observation"], seen["action_mask"], 2, LAST_DEAL, _LAYOUT, _SCALES, OBSERVED_CAP
+    )
+    assert info[0] and sorted(world.tolist()) == unseen.tolist()
+    sums, _ = search(info, world[None], legal, 4, 0)
+    return dict(zip(legal.tolist(), sums.tolist(), strict=True))
+
+
+@pytest.mark.parametrize("rules", [{}, {"last_play_bastra": False, "most_cards_points": 5}])
+def test_two_deal_search_in_a_known_world_is_what_best_play_scores(rules):
+    """From the first play of the last-but-one deal, with the hidden cards given as they are,
+    both seats play the search's best action through both deals (the deal between them as the
+    engine makes it); the round's final point difference is the value the first search gave."""
+    heuristic = HeuristicPolicy()
+    for seed in range(8):
+        env = bastra_env.raw_env(num_players=2, max_rounds=1, **rules)
+        env.reset(seed=seed)
+        play_to_deal(env, heuristic, left=8)
+        game = env.game
+        me = game.current
+        predicted = max(world_values(env, known_world(game)).values())
+        before = banked(game, me)
+        while not game.done:
+            if game.deck_pos < len(game.deck):
+                values = world_values(env, known_world(game))
+            else:
+                values = solve(env.observe(env.agent_selection))
+            env.step(max(values, key=values.get))
+        total = game.results[-1].total
+        assert total[me] - total[1 - me] - before == predicted, seed
+
+
+def test_two_deal_search_samples_deterministically_and_only_where_asked():
+    env = bastra_env.raw_env(num_players=2, max_rounds=1)
+    env.reset(seed=4)
+    heuristic = HeuristicPolicy()
+    play_to_deal(env, heuristic, left=16)
+    assert solve(env.observe(env.agent_selection), deals=2) is None  # two deals still to come
+    play_to_deal(env, heuristic, left=8)
+    seen = env.observe(env.agent_selection)
+    assert solve(seen) is None  # the default: the last deal only
+    values = solve(seen, deals=2, deal_samples=6)
+    assert set(values) == set(np.flatnonzero(seen["action_mask"]))
+    assert values == solve(seen, deals=2, deal_samples=6)
+    assert values != solve(seen, deals=2, deal_samples=7)
+    # a bound on the plays searched: the first sampled deal is always searched whole
+    assert solve(seen, deals=2, max_plays=1) == solve(seen, deals=2, deal_samples=1, max_plays=0)
+    play_to_last_deal(env, heuristic)
+    seen = env.observe(env.agent_selection)
+    assert solve(seen, deals=2) == solve(seen)  # the last deal: exact either way
+    with pytest.raises(ValueError, match="deals must be 1"):
+        solve(seen, deals=3)
+
+
 def test_no_search_while_cards_are_hidden_in_the_deck_or_with_three_players():
     env = bastra_env.raw_env(num_players=2)
     env.reset(seed=0)
@@ -100,6 +181,28 @@ def test_learned_policy_plays_the_search_move_in_the_endgame_unless_told_not_to(
         assert values[chosen] == max(values.values())
         differed += chosen != network_only.act(seen)
     assert differed > 0  # an untrained network does not play the endgame perfectly
+
+
+def test_learned_policy_searches_the_last_two_deals_when_told_to():
+    torch.manual_seed(0)
+    model = PolicyValueNet(NetworkConfig(hidden=(16,)))
+    two, one = LearnedPolicy(model, endgame_deals=2), LearnedPolicy(model)
+    network_only = LearnedPolicy(model, endgame=False)
+    heuristic = HeuristicPolicy()
+    differed = 0
+    for seed in range(12):
+        env = bastra_env.raw_env(num_players=2, max_rounds=1)
+        env.reset(seed=seed)
+        play_to_deal(env, heuristic, left=8)
+        seen = env.observe(env.agent_selection)
+        values = solve(seen, deals=2)
+        chosen = two.act(seen)
+        assert values[chosen] == max(values.values())
+        assert one.act(seen) == network_only.act(seen)
+        differed += chosen != network_only.act(seen)
+    assert differed > 0
+    with pytest.raises(ValueError, match="endgame_deals"):
+        LearnedPolicy(model, endgame_deals=3)
 
 
 def test_no_search_when_a_scoring_rule_is_beyond_what_the_observation_tells():
@@ -152,13 +255,17 @@ def test_compiled_search_gives_the_reference_search_values(num_players, teams, g
     observations = endgame_observations(num_players, teams, games, seed=100 * num_players)
     searched = 0
     for seen in observations:
-        expected = reference.solve(seen)
-        assert same_answer(solve(seen), expected)
+        expected = reference.solve(seen)  # at most two cards in a team hand, as it was
+        assert same_answer(solve(seen, max_team_cards=2), expected)
         searched += expected is not None
     assert searched == (0 if num_players == 3 else len(observations) // (2 if teams else 1))
     if teams:  # other sample counts and hand limits
         for seen in observations[::10]:
-            for options in ({"samples": 3}, {"max_team_cards": 3, "samples": 4}):
+            for options in (
+                {"samples": 3, "max_team_cards": 2},
+                {"max_team_cards": 3, "samples": 4},
+                {"max_team_cards": 3},
+            ):
                 assert same_answer(solve(seen, **options), reference.solve(seen, **options))
 
 
