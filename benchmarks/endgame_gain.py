@@ -3,7 +3,7 @@
     python benchmarks/endgame_gain.py [--deals 300] [--game-deals 100]
 
 Duplicate deals: "heuristic+search" plays the heuristic's moves until the endgame search applies
-(two players: the deck is empty; teams: the deck is empty and at most two cards in hand), then
+(two players: the deck is empty; teams: the deck is empty and at most three cards in hand), then
 the search's best move. Prints single rounds and full games against the plain heuristic, and the
 search's cost per call.
 """
