@@ -8,6 +8,10 @@ same for every player. Each player decides every position on one core; printed: 
 second, mean and 95th-percentile milliseconds a decision, and for the iteration budgets the
 rollouts (PIMC: determinizations x legal actions) or iterations a second. The anchors are the
 one-ply heuristic and the network alone, deciding the same positions one at a time.
+
+In 2p it then times the packaged model with the two-deal search (``endgame_deals=2``) on
+positions of the last-but-one deal (8 cards in the deck), beside the same model searching the last
+deal only (which plays the network there): mean, 99th percentile and the slowest move.
 """
 
 from __future__ import annotations
@@ -31,7 +35,9 @@ TABLES = {"2p": {"num_players": 2}, "4p_teams": {"num_players": 4, "teams": True
 MODELS = {"2p": "bastra_2p", "4p_teams": "bastra_4p_teams"}
 
 
-def sample_positions(table: str, count: int, seed: int) -> list[dict]:
+def sample_positions(table: str, count: int, seed: int, deck_left: int | None = None) -> list[dict]:
+    """Decisions with more than one legal action of heuristic games from ``seed`` on: with cards
+    in the deck, or with exactly ``deck_left`` there."""
     env = bastra_env.raw_env(**TABLES[table])
     heuristic = HeuristicPolicy()
     found: list[dict] = []
@@ -43,7 +49,9 @@ def sample_positions(table: str, count: int, seed: int) -> list[dict]:
             env.reset(seed=game_seed)
         observation = env.observe(env.agent_selection)
         game = env.game
-        if game.deck_pos < len(game.deck) and observation["action_mask"].sum() > 1:
+        left = len(game.deck) - game.deck_pos
+        wanted = left > 0 if deck_left is None else left == deck_left
+        if wanted and observation["action_mask"].sum() > 1:
             found.append({k: v.copy() for k, v in observation.items()})
         env.step(heuristic.act(observation))
     return found
@@ -86,6 +94,23 @@ def main() -> None:
         print(f"{spec:>24}: {len(positions) / total:9.1f} decisions/s   mean "
               f"{1000 * total / len(positions):7.2f} ms   p95 "
               f"{1000 * float(np.percentile(times, 95)):7.2f} ms{extra}")  # fmt: skip
+    if args.table == "2p":
+        two_deal(args.positions, args.seed)
+
+
+def two_deal(count: int, seed: int) -> None:
+    positions = sample_positions("2p", count, seed, deck_left=8)
+    print(f"{len(positions)} positions of the last-but-one deal (8 cards in the deck)")
+    for name, deals in (("bastra_2p, last deal (anchor)", 1), ("bastra_2p, two deals", 2)):
+        player = load_policy("bastra_2p", endgame_deals=deals)
+        player.act(positions[0])
+        times = []
+        for observation in positions:
+            start = time.perf_counter()
+            player.act(observation)
+            times.append(1000 * (time.perf_counter() - start))
+        print(f"{name:>30}: mean {np.mean(times):7.2f} ms   p99 "
+              f"{float(np.percentile(times, 99)):7.2f} ms   max {max(times):7.2f} ms")  # fmt: skip
 
 
 if __name__ == "__main__":
