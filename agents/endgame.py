@@ -47,7 +47,7 @@ DEAL_PLAYS = 400_000
 
 def solve(
     observation: Observation,
-    samples: int = 16,
+    samples: int = 64,
     max_team_cards: int = 3,
     deals: int = 1,
     deal_samples: int = 16,
