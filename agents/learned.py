@@ -25,9 +25,9 @@ class LearnedPolicy:
 
     With ``endgame=True`` (the default), where ``agents.endgame.solve`` applies (the deck is
     empty: two players, or the team game with at most three cards in hand; with
-    ``endgame_deals=2`` also the two-player last-but-one deal, on ``deal_samples`` sampled
-    deals) it plays the search's best move instead, the network breaking ties; ``endgame=False``
-    is the network alone. A
+    ``endgame_deals=2``, the default, also the two-player last-but-one deal, on ``deal_samples``
+    sampled deals) it plays the search's best move instead, the network breaking ties;
+    ``endgame_deals=1`` searches the last deal only; ``endgame=False`` is the network alone. A
     sampling policy (``sample=True``, as in training) never searches. ``act_batch`` chooses for
     many observations with one forward pass."""
 
@@ -38,8 +38,8 @@ class LearnedPolicy:
         seed: int | None = None,
         name: str = "",
         endgame: bool = True,
-        endgame_deals: int = 1,
-        deal_samples: int = 16,
+        endgame_deals: int = 2,
+        deal_samples: int = 64,
     ) -> None:
         if endgame_deals not in (1, 2):
             raise ValueError(f"endgame_deals must be 1 or 2, got {endgame_deals!r}")
@@ -131,7 +131,7 @@ def load_policy(
     sample: bool = False,
     seed: int | None = None,
     endgame: bool = True,
-    endgame_deals: int = 1,
+    endgame_deals: int = 2,
 ) -> LearnedPolicy | RLlibPolicy:
     """The policy of a checkpoint (``final.pt``, a periodic one), of a packaged model by name
     (``"bastra_2p"``, ``"bastra_4p_teams"``), or of an RLlib checkpoint directory

@@ -183,10 +183,10 @@ def test_learned_policy_plays_the_search_move_in_the_endgame_unless_told_not_to(
     assert differed > 0  # an untrained network does not play the endgame perfectly
 
 
-def test_learned_policy_searches_the_last_two_deals_when_told_to():
+def test_learned_policy_searches_the_last_two_deals_unless_told_to_search_one():
     torch.manual_seed(0)
     model = PolicyValueNet(NetworkConfig(hidden=(16,)))
-    two, one = LearnedPolicy(model, endgame_deals=2), LearnedPolicy(model)
+    two, one = LearnedPolicy(model), LearnedPolicy(model, endgame_deals=1)
     network_only = LearnedPolicy(model, endgame=False)
     heuristic = HeuristicPolicy()
     differed = 0
