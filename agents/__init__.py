@@ -18,6 +18,20 @@ POLICY_NAMES = (*BASELINES, *PRETRAINED)
 """Every policy name ``make_policy`` takes besides a checkpoint path."""
 NETWORK_ALONE = ":network"
 """After a model's name or path (``bastra_2p:network``): its network without the endgame search."""
+LAST_DEAL_ONLY = ":last-deal"
+"""After a model's name or path (``bastra_2p:last-deal``): its endgame search on the last deal
+only (``endgame_deals=1``), not the two-player two-deal search."""
+MODEL_SUFFIXES = {NETWORK_ALONE: {"endgame": False}, LAST_DEAL_ONLY: {"endgame_deals": 1}}
+"""What each suffix after a model asks of ``load_policy``."""
+
+
+def _split_suffix(spec: str) -> tuple[str, str | None]:
+    """``(model, suffix)`` of ``MODEL:network`` / ``MODEL:last-deal``; ``(spec, None)`` else."""
+    if not is_search_spec(spec):
+        for suffix in MODEL_SUFFIXES:
+            if spec.endswith(suffix):
+                return spec[: -len(suffix)], suffix
+    return spec, None
 
 
 def policy_problem(spec: str) -> str | None:
@@ -25,10 +39,10 @@ def policy_problem(spec: str) -> str | None:
     the message ``make_policy`` would raise."""
     if spec in BASELINES or spec in PRETRAINED:
         return None
-    if spec.endswith(NETWORK_ALONE) and not is_search_spec(spec):
-        model = spec[: -len(NETWORK_ALONE)]
+    model, suffix = _split_suffix(spec)
+    if suffix is not None:
         if model in BASELINES:
-            return f"{spec!r}: {NETWORK_ALONE} follows a model (name or path), not a built-in"
+            return f"{spec!r}: {suffix} follows a model (name or path), not a built-in"
         return policy_problem(model)
     if is_search_spec(spec):
         match = SEARCH_SPEC.match(spec)
@@ -51,7 +65,8 @@ def make_policy(spec: str, seed: int | None = None, endgame: bool = True) -> Any
     ``ismcts:400``, ``ismcts:80ms:bastra_2p``: see ``agents.search``), a packaged model's name
     (``bastra_2p``, ``bastra_4p_teams``) or a checkpoint path (``endgame``: see
     ``LearnedPolicy``; ``:network`` after a model, e.g. ``bastra_2p:network``, is the network
-    without the endgame search). An unknown name raises ``ValueError`` naming the known ones."""
+    without the endgame search, ``:last-deal`` its search on the last deal only). An unknown name
+    raises ``ValueError`` naming the known ones."""
     if spec in BASELINES:
         return RandomPolicy(seed) if spec == "random" else BASELINES[spec]()
     if is_search_spec(spec):
@@ -59,8 +74,9 @@ def make_policy(spec: str, seed: int | None = None, endgame: bool = True) -> Any
     problem = policy_problem(spec)
     if problem:
         raise ValueError(problem)
-    if spec.endswith(NETWORK_ALONE):
-        policy = load_policy(spec[: -len(NETWORK_ALONE)], endgame=False)
+    model, suffix = _split_suffix(spec)
+    if suffix is not None:
+        policy = load_policy(model, **MODEL_SUFFIXES[suffix])
         policy.name = spec
         return policy
     return load_policy(spec, endgame=endgame)
@@ -68,6 +84,7 @@ def make_policy(spec: str, seed: int | None = None, endgame: bool = True) -> Any
 
 __all__ = [
     "BASELINES",
+    "LAST_DEAL_ONLY",
     "NETWORK_ALONE",
     "POLICY_NAMES",
     "GreedyPolicy",

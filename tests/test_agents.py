@@ -104,8 +104,13 @@ def test_make_policy_knows_the_baselines():
 def test_a_models_network_alone_by_name():
     searching, alone = make_policy("bastra_2p"), make_policy("bastra_2p:network")
     assert searching.endgame and not alone.endgame and alone.name == "bastra_2p:network"
+    assert searching.endgame_deals == 2
+    last = make_policy("bastra_2p:last-deal")
+    assert last.endgame and last.endgame_deals == 1 and last.name == "bastra_2p:last-deal"
     with pytest.raises(ValueError, match="not a built-in"):
         make_policy("greedy:network")
+    with pytest.raises(ValueError, match="last-deal follows a model"):
+        make_policy("heuristic:last-deal")
     with pytest.raises(ValueError, match="unknown policy 'nope'"):
         make_policy("nope:network")
 
