@@ -21,7 +21,10 @@ NETWORK_ALONE = ":network"
 LAST_DEAL_ONLY = ":last-deal"
 """After a model's name or path (``bastra_2p:last-deal``): its endgame search on the last deal
 only (``endgame_deals=1``), not the two-player two-deal search."""
-MODEL_SUFFIXES = {NETWORK_ALONE: {"endgame": False}, LAST_DEAL_ONLY: {"endgame_deals": 1}}
+MODEL_SUFFIXES: dict[str, dict[str, Any]] = {
+    NETWORK_ALONE: {"endgame": False},
+    LAST_DEAL_ONLY: {"endgame_deals": 1},
+}
 """What each suffix after a model asks of ``load_policy``."""
 
 
