@@ -22,11 +22,16 @@ RULE_VARIANTS = (
 )
 
 
+def play_to_deal(env, policy, left: int) -> None:
+    """Play until ``left`` cards are still in the deck and a deal has just been dealt."""
+    game = env.game
+    while not (len(game.deck) - game.deck_pos == left and game.plays % (4 * game.num_players) == 0):
+        env.step(policy.act(env.observe(env.agent_selection)))
+
+
 def play_to_last_deal(env, policy) -> None:
     """Play until the deck is empty and the last deal has just been dealt."""
-    game = env.game
-    while not (game.deck_pos >= len(game.deck) and game.plays % (4 * game.num_players) == 0):
-        env.step(policy.act(env.observe(env.agent_selection)))
+    play_to_deal(env, policy, left=0)
 
 
 def banked(game, seat: int) -> int:
@@ -59,13 +64,6 @@ def test_two_player_search_value_is_what_best_play_scores(rules):
         assert total[me] - total[1 - me] - before == predicted, seed
 
 
-def play_to_deal(env, policy, left: int) -> None:
-    """Play until ``left`` cards are still in the deck and a deal has just been dealt."""
-    game = env.game
-    while not (len(game.deck) - game.deck_pos == left and game.plays % (4 * game.num_players) == 0):
-        env.step(policy.act(env.observe(env.agent_selection)))
-
-
 def known_world(game) -> np.ndarray:
     """The real cards hidden from the seat to move, as ``search`` takes a deal's order: the
     other hand, then the last deal (this seat's four, the other's four), read by playing a copy
@@ -82,14 +80,14 @@ def known_world(game) -> np.ndarray:
 def world_values(env, world: np.ndarray) -> dict[int, int]:
     """The two-deal search's exact values of the seat to move in one known world."""
     from agents.endgame import _LAYOUT, _SCALES, LAST_DEAL
-    from agents.endgame_kernels import read_position, search
+    from agents.endgame_kernels import I_SEARCH, read_position, search
     from bastra_env.layout import OBSERVED_CAP
 
     seen = env.observe(env.agent_selection)
     info, legal, unseen = read_position(
         seen["observation"], seen["action_mask"], 2, LAST_DEAL, _LAYOUT, _SCALES, OBSERVED_CAP
     )
-    assert info[0] and sorted(world.tolist()) == unseen.tolist()
+    assert info[I_SEARCH] and sorted(world.tolist()) == unseen.tolist()
     sums, _ = search(info, world[None], legal, 4, 0)
     return dict(zip(legal.tolist(), sums.tolist(), strict=True))
 
