@@ -57,6 +57,17 @@ def sample_positions(table: str, count: int, seed: int, deck_left: int | None = 
     return found
 
 
+def decision_times(player, positions: list[dict]) -> list[float]:
+    """Seconds ``player.act`` takes on each position, one at a time, after a warm-up call."""
+    player.act(positions[0])  # compile / warm up
+    times = []
+    for observation in positions:
+        start = time.perf_counter()
+        player.act(observation)
+        times.append(time.perf_counter() - start)
+    return times
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--positions", type=int, default=200)
@@ -78,12 +89,7 @@ def main() -> None:
     players = [("heuristic (anchor)", HeuristicPolicy()), ("network alone (anchor)", network)]
     players += [(spec, make_policy(spec, seed=1)) for spec in args.players]
     for spec, player in players:
-        player.act(positions[0])  # compile / warm up
-        times = []
-        for observation in positions:
-            start = time.perf_counter()
-            player.act(observation)
-            times.append(time.perf_counter() - start)
+        times = decision_times(player, positions)
         total = sum(times)
         extra = ""
         budget = getattr(player, "budget", None)
@@ -102,13 +108,8 @@ def two_deal(count: int, seed: int) -> None:
     positions = sample_positions("2p", count, seed, deck_left=8)
     print(f"{len(positions)} positions of the last-but-one deal (8 cards in the deck)")
     for name, deals in (("bastra_2p, last deal (anchor)", 1), ("bastra_2p, two deals", 2)):
-        player = load_policy("bastra_2p", endgame_deals=deals)
-        player.act(positions[0])
-        times = []
-        for observation in positions:
-            start = time.perf_counter()
-            player.act(observation)
-            times.append(1000 * (time.perf_counter() - start))
+        times = [1000 * t for t in decision_times(load_policy("bastra_2p", endgame_deals=deals),
+                                                  positions)]  # fmt: skip
         print(f"{name:>30}: mean {np.mean(times):7.2f} ms   p99 "
               f"{float(np.percentile(times, 99)):7.2f} ms   max {max(times):7.2f} ms")  # fmt: skip
 
