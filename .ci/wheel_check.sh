@@ -34,7 +34,7 @@ for banned in ("tests", "runs", "benchmarks", "examples"):  # as a folder, at an
     if any(banned in n.split("/")[:-1] for n in names):
         problems.append(f"the wheel holds a {banned}/ folder")
 required = ["agents/py.typed", "bastra_env/py.typed", "agents/cli.py", "agents/train.py"]
-required += [f"agents/pretrained/{p.name}" for p in sorted((repo / "agents/pretrained").glob("*.pt"))]
+required += [f"agents/pretrained/{p.name}" for p in sorted((repo / "agents/pretrained").glob("*.*"))]
 required += [f"agents/configs/{p.name}" for p in sorted((repo / "agents/configs").glob("*.yaml"))]
 if (repo / "agents/web").is_dir():  # the web app's files, once there are any
     required += [f"agents/{p.relative_to(repo / 'agents')}" for p in (repo / "agents/web").rglob("*")

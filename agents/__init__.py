@@ -21,15 +21,20 @@ NETWORK_ALONE = ":network"
 LAST_DEAL_ONLY = ":last-deal"
 """After a model's name or path (``bastra_2p:last-deal``): its endgame search on the last deal
 only (``endgame_deals=1``), not the two-player two-deal search."""
+POINTS_OBJECTIVE = ":points"
+"""After a model's name or path (``bastra_2p:points``): its endgame search maximising the round's
+point difference (``objective="points"``) rather than the chance of winning the game."""
 MODEL_SUFFIXES: dict[str, dict[str, Any]] = {
     NETWORK_ALONE: {"endgame": False},
     LAST_DEAL_ONLY: {"endgame_deals": 1},
+    POINTS_OBJECTIVE: {"objective": "points"},
 }
 """What each suffix after a model asks of ``load_policy``."""
 
 
 def _split_suffix(spec: str) -> tuple[str, str | None]:
-    """``(model, suffix)`` of ``MODEL:network`` / ``MODEL:last-deal``; ``(spec, None)`` else."""
+    """``(model, suffix)`` of ``MODEL:network`` / ``MODEL:last-deal`` / ``MODEL:points``;
+    ``(spec, None)`` else."""
     if not is_search_spec(spec):
         for suffix in MODEL_SUFFIXES:
             if spec.endswith(suffix):
@@ -68,7 +73,8 @@ def make_policy(spec: str, seed: int | None = None, endgame: bool = True) -> Any
     ``ismcts:400``, ``ismcts:80ms:bastra_2p``: see ``agents.search``), a packaged model's name
     (``bastra_2p``, ``bastra_4p_teams``) or a checkpoint path (``endgame``: see
     ``LearnedPolicy``; ``:network`` after a model, e.g. ``bastra_2p:network``, is the network
-    without the endgame search, ``:last-deal`` its search on the last deal only). An unknown name
+    without the endgame search, ``:last-deal`` its search on the last deal only, ``:points`` its
+    search maximising the round's point difference, not the game's chance). An unknown name
     raises ``ValueError`` naming the known ones."""
     if spec in BASELINES:
         return RandomPolicy(seed) if spec == "random" else BASELINES[spec]()
@@ -89,6 +95,7 @@ __all__ = [
     "BASELINES",
     "LAST_DEAL_ONLY",
     "NETWORK_ALONE",
+    "POINTS_OBJECTIVE",
     "POLICY_NAMES",
     "GreedyPolicy",
     "HeuristicPolicy",

@@ -18,6 +18,9 @@ minimising.
   between them made once every hand is empty, and the values are averaged (perfect-information
   Monte Carlo: each sample's play is solved as if its cards were known).
 
+With ``objective="game"`` the end of the round is scored instead by my side's chance of winning
+the game from the totals it reaches (``agents.equity``): what a game to 100 is won by.
+
 It reads the observation only, never the env; the same observation gives the same answer. The
 search itself is the compiled kernels of ``agents.endgame_kernels``.
 Limits: the observation does not say whether captures are chosen or automatic, so the search
@@ -34,7 +37,18 @@ import numpy as np
 
 from bastra_env.layout import OBSERVED_CAP, OFFSETS, SCORING_SCALES
 
-from .endgame_kernels import I_DECK, I_SEARCH, I_SEATS, LAYOUT_PIECES, read_position, search
+from .endgame_kernels import (
+    I_DECK,
+    I_SCORING,
+    I_SEARCH,
+    I_SEATS,
+    I_TARGET,
+    I_TOTAL_MINE,
+    I_TOTAL_THEIRS,
+    LAYOUT_PIECES,
+    read_position,
+    search,
+)
 from .policies import Observation
 
 _LAYOUT = np.array([OFFSETS[name].start for name in LAYOUT_PIECES], dtype=np.int64)
@@ -43,6 +57,10 @@ LAST_DEAL = 8
 """Cards in the two-player round's last deal: what may still be in the deck for ``deals=2``."""
 DEAL_PLAYS = 400_000
 """The plays the two-deal search may search a move: at most about 75 ms on one core here."""
+OBJECTIVES = ("points", "game")
+"""What the search maximises: the round's point difference, or the chance of winning the game
+(``agents.equity``)."""
+_POINTS_ONLY = np.zeros((0, 0), dtype=np.int64)
 
 
 def solve(
@@ -52,6 +70,7 @@ def solve(
     deals: int = 1,
     deal_samples: int = 64,
     max_plays: int = DEAL_PLAYS,
+    objective: str = "points",
 ) -> dict[int, float] | None:
     """``{action: expected round point difference for my side under best play}`` over the legal
     actions, or ``None`` where this module does not search (cards left in the deck, three
@@ -59,9 +78,18 @@ def solve(
     a two-player position of the last-but-one deal (8 cards in the deck) is searched too, on
     ``deal_samples`` random deals of the unseen cards (the opponent's hand, then the last deal),
     searched in turn until ``max_plays`` plays were searched (the first deal always whole: a
-    bound on the time a move takes, the same for the same observation)."""
+    bound on the time a move takes, the same for the same observation).
+
+    ``objective="game"``: each action's value is instead my side's chance of winning the game
+    (0 to 1) from the totals the round ends at (``agents.equity``: the game scores, this round's
+    points so far, the rest under best play), where the scoring rules are those the equity
+    table was measured under; elsewhere the round's point difference, as ``"points"``. The
+    observation counts a round's bastras of both kinds together: each is counted at the bastra
+    rule's points (a jack bastra, rare, at 10 rather than 50)."""
     if deals not in (1, 2):
         raise ValueError(f"deals must be 1 (the last deal) or 2 (the last two), got {deals!r}")
+    if objective not in OBJECTIVES:
+        raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
     obs = np.asarray(observation["observation"])
     info, legal, unseen = read_position(
         obs,
@@ -83,5 +111,14 @@ def solve(
         orders = np.tile(unseen, (deal_samples if left else samples, 1))
         for order in orders:  # as rng.permutation(unseen), one deal after the other
             rng.shuffle(order)
-    sums, used = search(info, orders, legal, left // int(info[I_SEATS]), max_plays if left else 0)
-    return {a: v / used for a, v in zip(legal.tolist(), sums.tolist(), strict=True)}
+    equity, scale = _POINTS_ONLY, 1
+    if objective == "game":
+        from .equity import EQUITY_SCALE, MEASURED_SCORING, game_equity  # its CLI imports agents
+
+        if info[I_SCORING : I_SCORING + 3].tolist() == list(MEASURED_SCORING.values()):
+            equity = game_equity("2p" if info[I_SEATS] == 2 else "4p_teams", int(info[I_TARGET]))
+            scale = EQUITY_SCALE
+    totals = info[[I_TOTAL_MINE, I_TOTAL_THEIRS]]
+    sums, used = search(info, orders, legal, left // int(info[I_SEATS]),
+                        max_plays if left else 0, equity, totals)  # fmt: skip
+    return {a: v / (used * scale) for a, v in zip(legal.tolist(), sums.tolist(), strict=True)}

@@ -4,7 +4,9 @@ over int64 card masks, on the rules kernels of ``bastra_env.kernels``.
 A position is (the hands, the seat to move, the board, the last capturer, the pile sizes of my
 side and the other side, the plays made this round); seat 0 is me, seats play in order, even
 seats are my side, and a value is the rest of the round's point difference, my side minus the
-other. The round is over when the seat to move has no card left. Every root action is searched
+other, or, with an equity table, my side's chance of winning the game from the totals the round
+ends at (``agents.equity``; in its integer units). The round is over when the seat to move has no
+card left. Every root action is searched
 with a full window, so its value is exact; pruning only skips work below it. The search keeps
 its path on an explicit stack rather than recursing (numba's on-disk cache does not hold
 recursive functions safely).
@@ -54,18 +56,50 @@ def _gain(card: int, capture: int, board: int, plays: int, scoring: np.ndarray) 
 
 
 @njit(cache=True)
-def _round_over(board: int, last: int, mine: int, theirs: int, scoring: np.ndarray) -> int:
-    """The value once the round is over: the leftovers to the last capturer, the most cards."""
-    diff = 0
+def _round_points(
+    board: int, last: int, mine: int, theirs: int, scoring: np.ndarray
+) -> tuple[int, int]:
+    """The points each side (mine, the other) still makes once the round is over: the leftovers
+    to the last capturer, the most cards."""
+    to_mine, to_theirs = 0, 0
     if last != NOBODY and board != 0:
         if last % 2 == 0:
-            diff += card_points(board)
+            to_mine += card_points(board)
             mine += popcount(board)
         else:
-            diff -= card_points(board)
+            to_theirs += card_points(board)
             theirs += popcount(board)
     most = max(mine, theirs)
-    return diff + scoring[RULE_MOST_CARDS] * (int(mine == most) - int(theirs == most))
+    to_mine += scoring[RULE_MOST_CARDS] * int(mine == most)
+    to_theirs += scoring[RULE_MOST_CARDS] * int(theirs == most)
+    return to_mine, to_theirs
+
+
+@njit(cache=True)
+def _round_over(board: int, last: int, mine: int, theirs: int, scoring: np.ndarray) -> int:
+    """The value once the round is over: the leftovers to the last capturer, the most cards."""
+    to_mine, to_theirs = _round_points(board, last, mine, theirs, scoring)
+    return to_mine - to_theirs
+
+
+@njit(cache=True)
+def _game_over(
+    board: int,
+    last: int,
+    mine: int,
+    theirs: int,
+    scoring: np.ndarray,
+    equity: np.ndarray,
+    points_mine: int,
+    points_theirs: int,
+) -> int:
+    """The value once the round is over with the ``equity`` objective: my side's chance of
+    winning the game from the sides' totals at the round's end (``equity[mine, theirs]``, the
+    totals clipped to its last row and column). ``points_*``: the totals before the round's
+    last points (``_round_points``)."""
+    to_mine, to_theirs = _round_points(board, last, mine, theirs, scoring)
+    top = equity.shape[0] - 1
+    return equity[min(points_mine + to_mine, top), min(points_theirs + to_theirs, top)]
 
 
 @njit(cache=True)
@@ -115,8 +149,10 @@ def _play(
     F_NEXT,
     F_GAIN,
     F_HELD,
-) = range(15)
-FRAME_SIZE = 15
+    F_POINTS_MINE,
+    F_POINTS_THEIRS,
+) = range(17)
+FRAME_SIZE = 17
 
 
 @njit(cache=True)
@@ -132,9 +168,12 @@ def _enter(
     plays: int,
     alpha: int,
     beta: int,
+    points_mine: int,
+    points_theirs: int,
 ) -> None:
     """Start frame ``d`` on a position whose mover holds a card, with the window ``(alpha,
-    beta)``: no option tried yet."""
+    beta)``: no option tried yet. ``points_*``: each side's total so far (the equity
+    objective's; 0 with the point objective)."""
     frames[d, F_MOVER] = mover
     frames[d, F_BOARD] = board
     frames[d, F_LAST] = last
@@ -147,6 +186,8 @@ def _enter(
     frames[d, F_REST] = hands[mover]
     frames[d, F_COUNT] = 0
     frames[d, F_NEXT] = 0
+    frames[d, F_POINTS_MINE] = points_mine
+    frames[d, F_POINTS_THEIRS] = points_theirs
 
 
 @njit(cache=True)
@@ -165,21 +206,32 @@ def _value(
     work: np.ndarray,
     deal: np.ndarray,
     count: np.ndarray,
+    equity: np.ndarray,
+    points_mine: int,
+    points_theirs: int,
 ) -> int:
     """Value of the position with ``mover`` to play, under best play to the round's end: minimax
     with alpha-beta pruning, the position itself searched with a full window (so exact).
     ``frames`` (``[depth, FRAME_SIZE]``) and ``caps`` (``[depth, SLOTS_PER_CARD]``) hold a row
     per play left; ``hands`` is restored on return. ``deal``: the hands of one more deal, dealt
     when every hand is empty (all zero: none; the round ends there). ``count[0]`` is increased
-    by the number of plays searched."""
+    by the number of plays searched. ``equity`` empty (shape ``(0, 0)``): the value is the rest
+    of the round's point difference; else it is ``_game_over``'s, from each side's total so far
+    ``points_mine`` and ``points_theirs``."""
+    game = equity.shape[0] > 0
     pending = False
     for seat in range(seats):
         pending |= deal[seat] != 0
     if hands[mover] == 0:  # the round is over
+        if game:
+            return _game_over(
+                board, last, mine, theirs, scoring, equity, points_mine, points_theirs
+            )
         return _round_over(board, last, mine, theirs, scoring)
     d = 0
     dealt_at = -1  # the frame whose play emptied the hands and dealt ``deal``
-    _enter(frames, 0, hands, mover, board, last, mine, theirs, plays, -_INF, _INF)
+    _enter(frames, 0, hands, mover, board, last, mine, theirs, plays, -_INF, _INF,
+           points_mine, points_theirs)  # fmt: skip
     value = 0
     returning = False  # whether ``value`` is that of frame d's latest option, to take in
     while True:
@@ -189,7 +241,8 @@ def _value(
             if d == dealt_at:  # back before the deal: the hands are empty again
                 hands[:seats] = 0
                 dealt_at = -1
-            value += frames[d, F_GAIN]
+            if not game:
+                value += frames[d, F_GAIN]
             hands[mover] = frames[d, F_HELD]
             best = frames[d, F_BEST]
             if mover % 2 == 0:
@@ -250,17 +303,28 @@ def _value(
         frames[d, F_GAIN] = gain
         frames[d, F_HELD] = held
         child = (mover + 1) % seats
+        points_mine = frames[d, F_POINTS_MINE] + max(gain, 0)
+        points_theirs = frames[d, F_POINTS_THEIRS] + max(-gain, 0)
         if hands[child] == 0:
             if not pending or dealt_at >= 0:  # the round is over after this play
-                value = _round_over(board, last, mine, theirs, scoring)
+                if game:
+                    value = _game_over(
+                        board, last, mine, theirs, scoring, equity, points_mine, points_theirs
+                    )
+                else:
+                    value = _round_over(board, last, mine, theirs, scoring)
                 returning = True
                 continue
             hands[:seats] = deal[:seats]  # every hand is empty: the next deal
             dealt_at = d
-        alpha = frames[d, F_ALPHA] - gain
-        beta = frames[d, F_BETA] - gain
+        alpha = frames[d, F_ALPHA]
+        beta = frames[d, F_BETA]
+        if not game:  # the child's values are the rest after this play's gain
+            alpha -= gain
+            beta -= gain
         d += 1
-        _enter(frames, d, hands, child, board, last, mine, theirs, plays + 1, alpha, beta)
+        _enter(frames, d, hands, child, board, last, mine, theirs, plays + 1, alpha, beta,
+               points_mine, points_theirs)  # fmt: skip
 
 
 # ------------------------------------------------------------------------- the position
@@ -277,7 +341,10 @@ I_THEIRS_CARDS = 8  # cards in the other side's piles
 I_SIZES = 9  # MAX_SEATS entries: cards in each seat's hand
 I_SCORING = I_SIZES + MAX_SEATS  # 4 entries: the scoring row (RULE_ fields)
 I_DECK = I_SCORING + 4  # cards still to be dealt
-INFO_SIZE = I_DECK + 1
+I_TOTAL_MINE = I_DECK + 1  # my side's game score plus its points so far this round
+I_TOTAL_THEIRS = I_DECK + 2  # the other side's (bastras counted at the bastra rule's points)
+I_TARGET = I_DECK + 3  # the game's target score
+INFO_SIZE = I_DECK + 4
 
 # Where the observation's pieces start (``bastra_env.layout.OFFSETS``), passed to the kernels
 # as an int64 row of these fields rather than frozen into the compiled code.
@@ -292,7 +359,10 @@ INFO_SIZE = I_DECK + 1
     L_LAST_CAPTURER,
     L_TABLE,
     L_RULES,
-) = range(10)
+    L_SCORES,
+    L_TARGET,
+    L_BASTRAS,
+) = range(13)
 LAYOUT_PIECES = (
     "hand",
     "board",
@@ -304,6 +374,9 @@ LAYOUT_PIECES = (
     "last_capturer",
     "table",
     "rules",
+    "scores",
+    "target",
+    "bastras",
 )
 TWO_PLAYERS, TEAMS = 0, 3
 """Indices of the two-player and the team-game flags in the observation's ``table`` one-hot."""
@@ -386,9 +459,16 @@ def read_position(
         info[I_SCORING + i] = _rounded(np.float64(obs[rules + i]) * scales[i])
     info[I_SCORING + RULE_LAST_PLAY_BASTRA] = 1 if obs[rules + 3] > 0.5 else 0
     piles = np.zeros(2)
+    target = _rounded(np.float64(obs[layout[L_TARGET]]) * 100.0)
+    totals = np.zeros(2, dtype=np.int64)
+    for side in range(2):
+        totals[side] = _rounded(np.float64(obs[layout[L_SCORES] + side]) * target)
     for seat in range(seats):
         for c in range(NUM_CARDS):
             piles[seat % 2] += obs[layout[L_CAPTURED] + NUM_CARDS * seat + c]
+        taken = _plane(obs, layout[L_CAPTURED] + NUM_CARDS * seat)
+        bastras = _rounded(np.float64(obs[layout[L_BASTRAS] + seat]) * 4.0)
+        totals[seat % 2] += card_points(taken) + bastras * info[I_SCORING + RULE_BASTRA]
     last = NOBODY  # np.argmax over the seats' entries where any is set
     for seat in range(seats):
         if obs[layout[L_LAST_CAPTURER] + seat] != 0:
@@ -409,13 +489,22 @@ def read_position(
     info[I_MINE_CARDS] = int(piles[0])
     info[I_THEIRS_CARDS] = int(piles[1])
     info[I_DECK] = left
+    info[I_TOTAL_MINE] = totals[0]
+    info[I_TOTAL_THEIRS] = totals[1]
+    info[I_TARGET] = target
     return info, legal, cards
 
 
 # ------------------------------------------------------------------------- the search
 @njit(cache=True)
 def search(
-    info: np.ndarray, orders: np.ndarray, actions: np.ndarray, deal_size: int, max_plays: int
+    info: np.ndarray,
+    orders: np.ndarray,
+    actions: np.ndarray,
+    deal_size: int,
+    max_plays: int,
+    equity: np.ndarray,
+    totals: np.ndarray,
 ) -> tuple[np.ndarray, int]:
     """``(sums, deals)``: ``sums`` (``int64[len(actions)]``), per action (``SLOTS_PER_CARD *
     card + slot``) of seat 0, the sum over the first ``deals`` deals of its value under best play
@@ -424,7 +513,10 @@ def search(
     position (``read_position``); ``orders``: one row per deal, the unseen cards in the order
     seats 1, 2, ... take them (``info[I_SIZES + seat]`` each), my hand being ``info[I_MINE]``,
     then, with ``deal_size`` > 0, the round's last deal: ``deal_size`` cards to each seat from
-    seat 0 on, dealt once every hand is empty."""
+    seat 0 on, dealt once every hand is empty. ``equity``: ``int64[0, 0]`` for the point
+    objective (a value is the rest of the round's point difference), else the table of my side's
+    chance of winning the game (``_game_over``) from the sides' totals at the round's end, and
+    ``totals`` (``int64[2]``) the totals so far: game scores plus this round's points."""
     seats = info[I_SEATS]
     board = info[I_BOARD]
     last = info[I_LAST]
@@ -475,7 +567,9 @@ def search(
             ends_deal = deal_size > 0 and hands[1 % seats] == 0  # my play empties the hands
             if ends_deal:
                 hands[:seats] = deal[:seats]
-            sums[a] += gain + _value(
+            after_mine = totals[0] + max(gain, 0)
+            after_theirs = totals[1] + max(-gain, 0)
+            value = _value(
                 hands,
                 seats,
                 1 % seats,
@@ -490,7 +584,11 @@ def search(
                 work,
                 none if ends_deal else deal,
                 count,
+                equity,
+                after_mine,
+                after_theirs,
             )
+            sums[a] += value if equity.shape[0] > 0 else gain + value
             if ends_deal:
                 hands[:seats] = 0
         used += 1

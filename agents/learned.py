@@ -11,7 +11,7 @@ import torch
 from bastra_env.layout import DECK_LEFT_SCALE, OFFSETS
 
 from .compiled import batch_arrays
-from .endgame import LAST_DEAL, solve
+from .endgame import LAST_DEAL, OBJECTIVES, solve
 from .features import action_inputs_batch
 from .network import PolicyValueNet, build_model, read_checkpoint
 from .policies import Observation, legal_actions
@@ -27,7 +27,9 @@ class LearnedPolicy:
     empty: two players, or the team game with at most three cards in hand; with
     ``endgame_deals=2``, the default, also the two-player last-but-one deal, on ``deal_samples``
     sampled deals) it plays the search's best move instead, the network breaking ties;
-    ``endgame_deals=1`` searches the last deal only; ``endgame=False`` is the network alone. A
+    ``endgame_deals=1`` searches the last deal only; ``endgame=False`` is the network alone.
+    ``objective``: what the search maximises, ``"game"`` (the default) the chance of winning the
+    game from the scores (``agents.equity``), ``"points"`` the round's point difference. A
     sampling policy (``sample=True``, as in training) never searches. ``act_batch`` chooses for
     many observations with one forward pass."""
 
@@ -40,14 +42,18 @@ class LearnedPolicy:
         endgame: bool = True,
         endgame_deals: int = 2,
         deal_samples: int = 64,
+        objective: str = "game",
     ) -> None:
         if endgame_deals not in (1, 2):
             raise ValueError(f"endgame_deals must be 1 or 2, got {endgame_deals!r}")
+        if objective not in OBJECTIVES:
+            raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
         self.model = model.eval()
         self.sample = sample
         self.endgame = endgame
         self.endgame_deals = endgame_deals
         self.deal_samples = deal_samples
+        self.objective = objective
         self.generator = torch.Generator().manual_seed(seed if seed is not None else 0)
         self.name = name or "learned"
 
@@ -84,7 +90,8 @@ class LearnedPolicy:
             searched = deck_left <= (LAST_DEAL if self.endgame_deals == 2 else 0)
             for i in np.flatnonzero(searched & (mask.sum(axis=1) > 1)):  # solve declines the rest
                 seen = {"observation": observations[i], "action_mask": masks[i]}
-                solved = solve(seen, deals=self.endgame_deals, deal_samples=self.deal_samples)
+                solved = solve(seen, deals=self.endgame_deals, deal_samples=self.deal_samples,
+                               objective=self.objective)  # fmt: skip
                 if solved:
                     row = logits[i]
                     chosen[i] = max(solved, key=lambda a: (solved[a], float(row[a])))
@@ -132,11 +139,12 @@ def load_policy(
     seed: int | None = None,
     endgame: bool = True,
     endgame_deals: int = 2,
+    objective: str = "game",
 ) -> LearnedPolicy | RLlibPolicy:
     """The policy of a checkpoint (``final.pt``, a periodic one), of a packaged model by name
     (``"bastra_2p"``, ``"bastra_4p_teams"``), or of an RLlib checkpoint directory
-    (``agents.rllib``; needs ``ray[rllib]``). ``endgame`` and ``endgame_deals``: the search at
-    play time (``LearnedPolicy``)."""
+    (``agents.rllib``; needs ``ray[rllib]``). ``endgame``, ``endgame_deals`` and ``objective``:
+    the search at play time (``LearnedPolicy``)."""
     path = checkpoint_path(path)
     if path.is_dir():
         try:
@@ -155,4 +163,5 @@ def load_policy(
         name=Path(path).stem,
         endgame=endgame,
         endgame_deals=endgame_deals,
+        objective=objective,
     )

@@ -88,7 +88,8 @@ def world_values(env, world: np.ndarray) -> dict[int, int]:
         seen["observation"], seen["action_mask"], 2, LAST_DEAL, _LAYOUT, _SCALES, OBSERVED_CAP
     )
     assert info[I_SEARCH] and sorted(world.tolist()) == unseen.tolist()
-    sums, _ = search(info, world[None], legal, 4, 0)
+    sums, _ = search(info, world[None], legal, 4, 0, np.zeros((0, 0), dtype=np.int64),
+                     np.zeros(2, dtype=np.int64))  # fmt: skip
     return dict(zip(legal.tolist(), sums.tolist(), strict=True))
 
 
@@ -277,3 +278,55 @@ def test_compiled_search_declines_where_the_reference_declines():
     for agent in env.agents:
         seen = env.observe(agent)
         assert solve(seen) is None and reference.solve(seen) is None
+
+
+def test_equity_table_is_the_chance_of_winning_from_the_totals():
+    """Each round one side or the other scores 10 (the outcome counted both ways): to 20, from
+    10-0 the leader wins at once half the time and else stands at 10-10 (even): 3/4."""
+    from agents.equity import EQUITY_SCALE, equity_table
+
+    table = equity_table(20, np.array([[10, 0, 1]])) / EQUITY_SCALE
+    assert table[0, 0] == 0.5 and table[10, 10] == 0.5
+    assert table[10, 0] == 0.75 and table[0, 10] == 0.25
+    assert table[20, 19] == 1.0 and table[19, 25] == 0.0 and table[25, 25] == 0.5
+    shipped = equity_table(100, np.array([[16, 10, 3], [3, 13, 1], [30, 3, 1]]))
+    assert (abs(shipped + shipped.T - EQUITY_SCALE) <= 1).all()  # zero-sum, to the rounding
+    assert (np.diff(shipped[:100, :100], axis=0) >= 0).all()  # more points never hurt
+    with pytest.raises(ValueError, match="no outcome scores"):
+        equity_table(100, np.array([[0, 0, 5]]))
+    with pytest.raises(ValueError, match="target must be a positive int"):
+        equity_table(0, np.array([[10, 0, 1]]))
+
+
+def test_game_objective_value_is_the_equity_of_the_totals_best_play_reaches():
+    """In a game to 100, from the first play of a later round's last deal both seats play the
+    game objective's best action to the round's end: the totals the round ends at have exactly
+    the equity the search predicted (the game scores, the round's points so far and the rest)."""
+    from agents.equity import EQUITY_SCALE, game_equity
+
+    heuristic = HeuristicPolicy()
+    equity = game_equity("2p", 100)
+    checked = 0
+    for seed in range(12):
+        env = bastra_env.raw_env(num_players=2)
+        env.reset(seed=seed)
+        game = env.game
+        while game.round < 3 and not game.done:
+            env.step(heuristic.act(env.observe(env.agent_selection)))
+        if game.done:
+            continue
+        play_to_last_deal(env, heuristic)
+        me, played = game.current, game.round
+        if game.jack_bastras[0] or game.jack_bastras[1]:
+            continue  # the observation counts a jack bastra at the bastra rule's points
+        values = solve(env.observe(env.agent_selection), objective="game")
+        predicted = max(values.values())
+        points = solve(env.observe(env.agent_selection))
+        assert set(values) == set(points)
+        while game.round == played and not game.done:
+            values = solve(env.observe(env.agent_selection), objective="game")
+            env.step(max(values, key=values.get))
+        scores = game.results[-1].scores  # cumulative, after this round
+        assert equity[scores[me], scores[1 - me]] / EQUITY_SCALE == predicted, seed
+        checked += 1
+    assert checked >= 6

@@ -1,0 +1,155 @@
+"""Game equity: a side's chance of winning a game to the target from the two sides' totals.
+
+The endgame search (``agents.endgame``) scores the end of a round by the round's point difference
+by default. A game to 100 is not won by points, though: ahead 95 to 60, holding the other side
+under 40 more points wins whatever the difference; behind 70 to 96, the round is lost unless the
+other side is held under 4 points. With ``objective="game"`` the search scores a round's end by
+``equity[mine, theirs]``: the chance that my side wins the game from those totals, the game over
+when a side has reached the target and leads (R17), else decided by the rounds still to come.
+
+The rounds to come are drawn from ``ROUND_POINTS_FILE``: each side's points in single rounds
+the packaged model played against itself (``python -m agents.equity --write`` measures them;
+both seat orders are counted, as the deal passes round after round). From those outcomes a
+dynamic programme over the totals gives the table for any target (``equity_table``): from a
+state below the target, the mean over next rounds of the state they lead to. A tie at or above
+the target is worth one half (further rounds between equals, or a draw).
+
+The table is in ``EQUITY_SCALE`` units (integers, so the search's alpha-beta stays exact).
+Only two sides: the two-player game and the team game.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+EQUITY_SCALE = 1_000_000
+"""The table's unit: a certain win."""
+ROUND_POINTS_FILE = Path(__file__).resolve().parent / "pretrained" / "round_points.json"
+"""Measured round outcomes per table (``"2p"``, ``"4p_teams"``): ``[points, points, count]``."""
+MEASURED_SCORING = {"bastra_points": 10, "jack_bastra_points": 50, "most_cards_points": 3}
+"""The scoring rules the outcomes were measured under; ``solve`` uses the table only there."""
+MARGIN = 200
+"""Totals up to ``target + MARGIN`` have their own row and column; larger ones are clipped."""
+TABLES = {"2p": {"num_players": 2}, "4p_teams": {"num_players": 4, "teams": True}}
+
+
+@njit(cache=True)
+def _fill(target: int, size: int, first: np.ndarray, second: np.ndarray, weights: np.ndarray,
+          table: np.ndarray) -> None:  # fmt: skip
+    """``table[a, b]`` (``float64[size, size]``) for every pair of totals: 1 / 0 / 0.5 where
+    the game is over (a side at ``target`` or more and ahead / behind / tied), else the mean over
+    the outcomes ``(first, second)`` (``weights`` summing to 1, none both zero) of the state
+    they lead to, filled from the largest sums down (each outcome adds points)."""
+    top = size - 1
+    for a in range(size):
+        for b in range(size):
+            if a >= target or b >= target:
+                table[a, b] = 1.0 if a > b else (0.0 if a < b else 0.5)
+    for total in range(2 * target - 2, -1, -1):
+        for a in range(max(0, total - target + 1), min(total, target - 1) + 1):
+            b = total - a
+            value = 0.0
+            for k in range(first.shape[0]):
+                value += weights[k] * table[min(a + first[k], top), min(b + second[k], top)]
+            table[a, b] = value
+
+
+def equity_table(target: int, outcomes: np.ndarray) -> np.ndarray:
+    """``int64[target + MARGIN + 1, target + MARGIN + 1]``: ``EQUITY_SCALE`` times the chance
+    that the side with the first total wins, its rounds' outcomes ``(points, other side's
+    points, count)`` rows of ``outcomes`` (taken from either side: they are counted both ways
+    round here)."""
+    if isinstance(target, bool) or not isinstance(target, (int, np.integer)) or target < 1:
+        raise ValueError(f"target must be a positive int, got {target!r}")
+    rows = np.asarray(outcomes, dtype=np.int64).reshape(-1, 3)
+    if len(rows) == 0 or (rows < 0).any():
+        raise ValueError("outcomes must be rows of non-negative (points, points, count)")
+    both = np.concatenate([rows, rows[:, [1, 0, 2]]])
+    both = both[(both[:, 0] + both[:, 1] > 0) & (both[:, 2] > 0)]  # nothing scored: no step
+    if len(both) == 0:
+        raise ValueError("no outcome scores any point")
+    size = int(target) + MARGIN + 1
+    table = np.zeros((size, size))
+    weights = both[:, 2] / both[:, 2].sum()
+    _fill(int(target), size, both[:, 0].copy(), both[:, 1].copy(), weights, table)
+    return np.rint(table * EQUITY_SCALE).astype(np.int64)
+
+
+def read_outcomes(table: str, path: Path = ROUND_POINTS_FILE) -> np.ndarray:
+    """The measured outcomes of ``table`` (``"2p"`` or ``"4p_teams"``) as ``int64[n, 3]``."""
+    if table not in TABLES:
+        raise ValueError(f"table must be one of {sorted(TABLES)}, got {table!r}")
+    data = json.loads(Path(path).read_text())
+    return np.asarray(data[table]["outcomes"], dtype=np.int64).reshape(-1, 3)
+
+
+@lru_cache(maxsize=16)
+def game_equity(table: str, target: int) -> np.ndarray:
+    """``equity_table`` of ``table``'s measured outcomes for ``target`` (cached; read-only)."""
+    result = equity_table(target, read_outcomes(table))
+    result.flags.writeable = False
+    return result
+
+
+def measure(table: str, rounds: int, seed: int, model: str | None = None) -> dict:
+    """Each side's points in ``rounds`` single rounds the packaged model of ``table`` (or
+    ``model``) plays against itself (with its last-deal search on the round's points), on the
+    vector env."""
+    from bastra_env import Rules
+
+    from . import load_policy
+    from .evaluate import play_games
+
+    name = model or ("bastra_2p" if table == "2p" else "bastra_4p_teams")
+    policy = load_policy(name, endgame_deals=1, objective="points")
+    rules = Rules(max_rounds=1, **TABLES[table])
+    rng = np.random.default_rng(seed)
+    seeds = rng.integers(0, 2**62, size=rounds).tolist()
+    scores, _ = play_games(rules, [[policy] * rules.num_players] * rounds, seeds)
+    counts = Counter(zip(scores[:, 0].tolist(), scores[:, 1].tolist(), strict=True))
+    outcomes = [[a, b, n] for (a, b), n in sorted(counts.items())]
+    return {"model": name, "rounds": rounds, "seed": seed, "outcomes": outcomes}
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m agents.equity",
+        description="Measure the round outcomes behind the game-equity tables, or show a table.",
+    )
+    parser.add_argument("--write", action="store_true",
+                        help=f"measure the outcomes, write {ROUND_POINTS_FILE.name}")  # fmt: skip
+    parser.add_argument("--rounds", type=int, default=20_000, help="rounds measured per table")
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--show", metavar="TABLE", choices=sorted(TABLES),
+                        help="print the equity at a few totals for this table")  # fmt: skip
+    parser.add_argument("--target", type=int, default=100)
+    args = parser.parse_args(argv)
+    if args.write:
+        data = {}
+        for table in TABLES:
+            data[table] = measure(table, args.rounds, args.seed)
+            points = np.asarray(data[table]["outcomes"])
+            mean = (points[:, 0] * points[:, 2]).sum() / points[:, 2].sum()
+            print(f"{table}: {args.rounds} rounds, {len(points)} outcomes, "
+                  f"mean {mean:.2f} points a side")  # fmt: skip
+        ROUND_POINTS_FILE.write_text(json.dumps(data, separators=(",", ":")) + "\n")
+        print(f"wrote {ROUND_POINTS_FILE}")
+    if args.show:
+        equity = game_equity(args.show, args.target)
+        marks = [0, 20, 40, 60, 80, 90, 95, 99]
+        print("mine \\ theirs " + " ".join(f"{m:>6}" for m in marks))
+        for a in marks:
+            cells = " ".join(f"{equity[a, b] / EQUITY_SCALE:6.3f}" for b in marks)
+            print(f"{a:>13} {cells}")
+
+
+if __name__ == "__main__":
+    main()
