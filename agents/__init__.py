@@ -33,13 +33,24 @@ MODEL_SUFFIXES: dict[str, dict[str, Any]] = {
 
 
 def _split_suffix(spec: str) -> tuple[str, str | None]:
-    """``(model, suffix)`` of ``MODEL:network`` / ``MODEL:last-deal`` / ``MODEL:points``;
-    ``(spec, None)`` else."""
-    if not is_search_spec(spec):
-        for suffix in MODEL_SUFFIXES:
-            if spec.endswith(suffix):
-                return spec[: -len(suffix)], suffix
-    return spec, None
+    """``(model, suffixes)`` of ``MODEL:network``, ``MODEL:last-deal``, ``MODEL:points`` or
+    several of them (``MODEL:last-deal:points``); ``(spec, None)`` else."""
+    model, found = spec, ""
+    while not is_search_spec(model):
+        suffix = next((s for s in MODEL_SUFFIXES if model.endswith(s)), None)
+        if suffix is None:
+            break
+        model, found = model[: -len(suffix)], suffix + found
+    return (model, found) if found else (spec, None)
+
+
+def _suffix_options(suffixes: str) -> dict[str, Any]:
+    """What the suffixes of a spec (``":last-deal:points"``) ask of ``load_policy``."""
+    options: dict[str, Any] = {}
+    for suffix in MODEL_SUFFIXES:
+        if suffix in suffixes:
+            options.update(MODEL_SUFFIXES[suffix])
+    return options
 
 
 def policy_problem(spec: str) -> str | None:
@@ -74,7 +85,8 @@ def make_policy(spec: str, seed: int | None = None, endgame: bool = True) -> Any
     (``bastra_2p``, ``bastra_4p_teams``) or a checkpoint path (``endgame``: see
     ``LearnedPolicy``; ``:network`` after a model, e.g. ``bastra_2p:network``, is the network
     without the endgame search, ``:last-deal`` its search on the last deal only, ``:points`` its
-    search maximising the round's point difference, not the game's chance). An unknown name
+    search maximising the round's point difference, not the game's chance; they combine:
+    ``bastra_2p:last-deal:points``). An unknown name
     raises ``ValueError`` naming the known ones."""
     if spec in BASELINES:
         return RandomPolicy(seed) if spec == "random" else BASELINES[spec]()
@@ -85,7 +97,7 @@ def make_policy(spec: str, seed: int | None = None, endgame: bool = True) -> Any
         raise ValueError(problem)
     model, suffix = _split_suffix(spec)
     if suffix is not None:
-        policy = load_policy(model, **MODEL_SUFFIXES[suffix])
+        policy = load_policy(model, **_suffix_options(suffix))
         policy.name = spec
         return policy
     return load_policy(spec, endgame=endgame)

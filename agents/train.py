@@ -19,9 +19,11 @@ How it learns (see the README for the figures behind these choices):
   past snapshot and only the learner's side is recorded.
 - Each seat's moves form its own trajectory, so returns and advantages never mix one seat's
   future with another's; partners receive the same team reward.
-- Rewards are each round's point difference (``reward="points"``), scaled by ``reward_scale``.
-  Episodes are ``train_rounds`` rounds (default 1). Rollouts hold whole episodes only, so nothing
-  is bootstrapped across updates and a resumed run continues exactly.
+- Rewards are each round's point difference (``reward="points"``), scaled by ``reward_scale``,
+  or each round's change in the side's chance of winning the game (``reward="equity"``,
+  ``agents.equity``: a game's rewards add up to +1 for a win, -1 for a loss). Episodes are
+  ``train_rounds`` rounds (default 1; 0: whole games to the target). Rollouts hold whole
+  episodes only, so nothing is bootstrapped across updates and a resumed run continues exactly.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ from tqdm import tqdm
 import bastra_env
 from agents import BASELINES, LearnedPolicy, make_policy, policy_problem
 from agents.compiled import action_inputs_batch
+from agents.equity import EQUITY_SCALE, game_equity
 from agents.evaluate import duplicate_match
 from agents.features import action_inputs
 from agents.learned import PRETRAINED, checkpoint_path
@@ -63,7 +66,28 @@ from agents.network import (
 )
 from agents.search import is_search_spec
 from bastra_env import Rules
+from bastra_env.kernels import SCORES
 from bastra_env.vector import VectorEnv, batch_actor
+
+REWARDS = ("points", "equity")
+"""What training rewards (``Config.reward``)."""
+
+
+def equity_reward(
+    equity: np.ndarray, before: np.ndarray, after: np.ndarray, ended: bool, winner: int
+) -> float:
+    """``reward="equity"``: side 0's reward for a round that took the sides' totals from
+    ``before`` to ``after``: twice its change in the chance of winning (``equity``, an
+    ``agents.equity`` table), up to the game's result where the round ``ended`` it (``winner``
+    side 0, 1 or -1 for a draw). Side 1's is the opposite; a game's rewards add up to its
+    result, +1, -1 or 0."""
+    top = len(equity) - 1
+    start = equity[min(before[0], top), min(before[1], top)] / EQUITY_SCALE
+    if ended:
+        end = 0.5 if winner == -1 else float(winner == 0)
+    else:
+        end = equity[min(after[0], top), min(after[1], top)] / EQUITY_SCALE
+    return 2.0 * (end - start)
 
 
 @dataclass
@@ -76,7 +100,12 @@ class Config:
     """2 for the two-player game, 4 with ``teams: true`` for the team game."""
     teams: bool = False
     train_rounds: int = 1
-    """Rounds per training episode (the rules' ``max_rounds``)."""
+    """Rounds per training episode (the rules' ``max_rounds``; 0: whole games to the target)."""
+    reward: str = "points"
+    """"points": each round's point difference, times ``reward_scale``; "equity": each round's
+    change in the side's chance of winning the game (``agents.equity``), doubled, the game's last
+    round paying up to its result (a game adds up to +1 won, -1 lost, 0 drawn): score-aware play,
+    with whole games (``train_rounds: 0``)."""
     total_env_steps: int = 2_000_000
     """Stop after this many plays (all seats, pool seats included)."""
     num_envs: int = 32
@@ -135,7 +164,18 @@ class Config:
     """"auto" (a GPU when there is one), "cpu" or "cuda"."""
 
     def __post_init__(self) -> None:
-        Rules(num_players=self.num_players, teams=self.teams, max_rounds=self.train_rounds)
+        if isinstance(self.train_rounds, bool) or not isinstance(self.train_rounds, int) or (
+            self.train_rounds < 0
+        ):
+            raise ValueError(
+                f"config train_rounds must be an int >= 0 (0: whole games), got "
+                f"{self.train_rounds!r}"
+            )
+        Rules(num_players=self.num_players, teams=self.teams, max_rounds=self.train_rounds or None)
+        if self.reward not in REWARDS:
+            raise ValueError(f"config reward must be one of {REWARDS}, got {self.reward!r}")
+        if self.reward == "equity" and not (self.num_players == 2 or self.teams):
+            raise ValueError('config reward "equity" needs two sides: 2 players, or teams')
         positive: tuple[str, ...] = ("total_env_steps", "num_envs", "rollout_steps")
         positive += ("update_epochs",)
         positive += ("minibatch_size", "pool_size", "snapshot_every", "checkpoint_every")
@@ -179,7 +219,8 @@ class Config:
 
     @property
     def rules(self) -> Rules:
-        return Rules(num_players=self.num_players, teams=self.teams, max_rounds=self.train_rounds)
+        rounds = self.train_rounds or None
+        return Rules(num_players=self.num_players, teams=self.teams, max_rounds=rounds)
 
     @property
     def table(self) -> str:
@@ -487,6 +528,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     # ---- per-game state of the vector env's games
     controllers = np.full((config.num_envs, n), -1, dtype=np.int64)  # -1 learner, k pool model k
+    totals = np.zeros((config.num_envs, 2), dtype=np.int64)  # each side's score (equity reward)
+    equity = np.zeros((0, 0), dtype=np.int64)
+    if config.reward == "equity":
+        equity = game_equity(config.table, rules.target_score)
     live = np.zeros(config.num_envs, dtype=bool)
     trajectory_of: list[list[list[int]]] = [[[] for _ in range(n)] for _ in range(venv.num_envs)]
 
@@ -516,13 +561,28 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     def credit_rewards(rows: np.ndarray, paid: np.ndarray, buffer: Rollout) -> None:
         """A round was scored in some games: add each seat's reward to its latest move."""
+        scale = config.reward_scale if config.reward == "points" else 1.0
         for r in np.flatnonzero(paid.any(axis=1)):
             e = rows[r]
             for s in range(n):
                 reward = float(paid[r, s])
                 if reward and trajectory_of[e][s]:
-                    buffer.rewards[trajectory_of[e][s][-1]] += reward * config.reward_scale
+                    buffer.rewards[trajectory_of[e][s][-1]] += reward * scale
                     buffer.round_rewards.append(reward)
+
+    def equity_rewards(rows: np.ndarray, state: dict[str, np.ndarray]) -> np.ndarray:
+        """``reward="equity"``: each seat's reward for the steps that ended a round, twice its
+        side's change in the chance of winning (the finished game's result where it ended)."""
+        paid = np.zeros((len(rows), n), dtype=np.float64)
+        for r in np.flatnonzero(state["round_ended"][rows]).tolist():
+            e = rows[r]
+            after = venv.states[e, SCORES : SCORES + 2]
+            ended = bool(state["terminated"][e])
+            change = equity_reward(equity, totals[e], after, ended, int(state["winner"][e]))
+            totals[e] = 0 if ended else after  # an ended game's slot holds its next game
+            for s in range(n):
+                paid[r, s] = change if rules.side_of(s) == 0 else -change
+        return paid
 
     def finish_game(e: int, buffer: Rollout, again: bool) -> None:
         for s in range(n):
@@ -560,6 +620,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         timer = dict.fromkeys(TIMED_PARTS, 0.0)
         clock = time.perf_counter()
         state = venv.reset(seed=int(rng.integers(2**62)))
+        totals[:] = 0
         for e in range(venv.num_envs):
             start_game(e)
         timer["env"] += time.perf_counter() - clock
@@ -598,7 +659,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             clock = time.perf_counter()
             state = venv.step_some(rows, actions)
             plays += len(rows)
-            credit_rewards(rows, state["rewards"][rows], buffer)
+            if config.reward == "equity":
+                credit_rewards(rows, equity_rewards(rows, state), buffer)
+            else:
+                credit_rewards(rows, state["rewards"][rows], buffer)
             for e in rows[state["terminated"][rows]].tolist():
                 finish_game(e, buffer, plays < config.rollout_steps)
             timer["env"] += time.perf_counter() - clock

@@ -107,6 +107,10 @@ def test_a_models_network_alone_by_name():
     assert searching.endgame_deals == 2
     last = make_policy("bastra_2p:last-deal")
     assert last.endgame and last.endgame_deals == 1 and last.name == "bastra_2p:last-deal"
+    assert searching.objective == last.objective == "game"
+    both = make_policy("bastra_2p:last-deal:points")
+    assert both.endgame_deals == 1 and both.objective == "points" and both.endgame
+    assert make_policy("bastra_2p:points").endgame_deals == 2
     with pytest.raises(ValueError, match="not a built-in"):
         make_policy("greedy:network")
     with pytest.raises(ValueError, match="last-deal follows a model"):

@@ -95,6 +95,9 @@ def test_command_line_overrides_every_field(tmp_path):
         (["--hidden", "a,b"], "cannot read"),
         (["--baseline-prob", "0.9"], "pool_prob \\+ baseline_prob must be at most 1"),
         (["--baseline-opponents", "", "--baseline-prob", "0.1"], "needs baseline_opponents"),
+        (["--reward", "wins"], "reward must be one of"),
+        (["--train-rounds", "-1"], "train_rounds must be an int >= 0"),
+        (["--num-players", "3", "--reward", "equity"], 'reward "equity" needs two sides'),
         (["--imitation-teacher", "oracle"], "imitation_teacher 'oracle' is not among"),
     ],
 )
@@ -148,3 +151,38 @@ def test_a_best_response_run_starts_from_a_model_against_it_frozen(tmp_path):
     assert not same_weights(first, start)  # it trained
     moved = max(float((first[k].float() - start[k].float()).abs().max()) for k in start)
     assert moved < 0.05  # one small update away from the model, not a fresh network
+
+
+@pytest.mark.parametrize("table", [{"num_players": 2}, {"num_players": 4, "teams": True}])
+def test_equity_rewards_of_a_whole_game_add_up_to_its_result(table):
+    """``reward="equity"`` pays each round the change in the chance of winning: over a game to
+    100 the rounds' rewards telescope to +1 for the winning side (-1 for the other)."""
+    import numpy as np
+
+    from agents import HeuristicPolicy
+    from agents.equity import game_equity
+    from bastra_env.kernels import SCORES
+    from bastra_env.vector import VectorEnv
+
+    equity = game_equity("2p" if table["num_players"] == 2 else "4p_teams", 100)
+    heuristic = HeuristicPolicy()
+    for seed in range(3):
+        venv = VectorEnv(1, seed=seed, **table)
+        state = venv.reset()
+        totals, paid, rounds = np.zeros(2, dtype=np.int64), 0.0, 0
+        while True:
+            action = heuristic.act_batch(state["observation"], state["action_mask"])
+            state = venv.step(action)
+            if state["round_ended"][0]:
+                rounds += 1
+                ended = bool(state["terminated"][0])
+                after = venv.states[0, SCORES : SCORES + 2].copy()
+                change = train.equity_reward(equity, totals, after, ended, int(state["winner"][0]))
+                assert -2.0 <= change <= 2.0
+                paid += change
+                totals = after
+                if ended:
+                    break
+        assert rounds > 2
+        expected = {0: 1.0, 1: -1.0, -1: 0.0}[int(state["winner"][0])]
+        assert paid == pytest.approx(expected, abs=1e-9)
