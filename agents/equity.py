@@ -26,6 +26,7 @@ from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -38,7 +39,10 @@ MEASURED_SCORING = {"bastra_points": 10, "jack_bastra_points": 50, "most_cards_p
 """The scoring rules the outcomes were measured under; ``solve`` uses the table only there."""
 MARGIN = 200
 """Totals up to ``target + MARGIN`` have their own row and column; larger ones are clipped."""
-TABLES = {"2p": {"num_players": 2}, "4p_teams": {"num_players": 4, "teams": True}}
+TABLES: dict[str, dict[str, Any]] = {
+    "2p": {"num_players": 2},
+    "4p_teams": {"num_players": 4, "teams": True},
+}
 
 
 @njit(cache=True)
