@@ -330,3 +330,25 @@ def test_game_objective_value_is_the_equity_of_the_totals_best_play_reaches():
         assert equity[scores[me], scores[1 - me]] / EQUITY_SCALE == predicted, seed
         checked += 1
     assert checked >= 6
+
+
+def test_game_objective_in_the_team_game_and_where_no_table_applies():
+    """The team game's sampled search gives chances (0 to 1) for the same actions; under scoring
+    rules the equity table was not measured for, the game objective is the round's points."""
+    heuristic = HeuristicPolicy()
+    env = bastra_env.raw_env(num_players=4, teams=True)
+    env.reset(seed=3)
+    play_to_last_deal(env, heuristic)
+    for _ in range(4):  # a play each: three cards left in the hand to move
+        env.step(heuristic.act(env.observe(env.agent_selection)))
+    seen = env.observe(env.agent_selection)
+    chances, points = solve(seen, objective="game"), solve(seen)
+    assert set(chances) == set(points) and all(0.0 <= v <= 1.0 for v in chances.values())
+    assert chances == solve(seen, objective="game")  # the same observation, the same answer
+    env = bastra_env.raw_env(num_players=2, bastra_points=20)
+    env.reset(seed=3)
+    play_to_last_deal(env, heuristic)
+    seen = env.observe(env.agent_selection)
+    assert solve(seen, objective="game") == solve(seen)
+    with pytest.raises(ValueError, match="objective must be one of"):
+        solve(seen, objective="wins")
