@@ -32,25 +32,17 @@ MODEL_SUFFIXES: dict[str, dict[str, Any]] = {
 """What each suffix after a model asks of ``load_policy``."""
 
 
-def _split_suffix(spec: str) -> tuple[str, str | None]:
+def _split_suffix(spec: str) -> tuple[str, tuple[str, ...]]:
     """``(model, suffixes)`` of ``MODEL:network``, ``MODEL:last-deal``, ``MODEL:points`` or
-    several of them (``MODEL:last-deal:points``); ``(spec, None)`` else."""
-    model, found = spec, ""
+    several of them (``MODEL:last-deal:points``); ``(spec, ())`` else."""
+    model = spec
+    found: tuple[str, ...] = ()
     while not is_search_spec(model):
         suffix = next((s for s in MODEL_SUFFIXES if model.endswith(s)), None)
         if suffix is None:
             break
-        model, found = model[: -len(suffix)], suffix + found
-    return (model, found) if found else (spec, None)
-
-
-def _suffix_options(suffixes: str) -> dict[str, Any]:
-    """What the suffixes of a spec (``":last-deal:points"``) ask of ``load_policy``."""
-    options: dict[str, Any] = {}
-    for suffix in MODEL_SUFFIXES:
-        if suffix in suffixes:
-            options.update(MODEL_SUFFIXES[suffix])
-    return options
+        model, found = model[: -len(suffix)], (suffix, *found)
+    return (model, found) if found else (spec, ())
 
 
 def policy_problem(spec: str) -> str | None:
@@ -58,10 +50,10 @@ def policy_problem(spec: str) -> str | None:
     the message ``make_policy`` would raise."""
     if spec in BASELINES or spec in PRETRAINED:
         return None
-    model, suffix = _split_suffix(spec)
-    if suffix is not None:
+    model, suffixes = _split_suffix(spec)
+    if suffixes:
         if model in BASELINES:
-            return f"{spec!r}: {suffix} follows a model (name or path), not a built-in"
+            return f"{spec!r}: {''.join(suffixes)} follows a model (name or path), not a built-in"
         return policy_problem(model)
     if is_search_spec(spec):
         match = SEARCH_SPEC.match(spec)
@@ -95,9 +87,12 @@ def make_policy(spec: str, seed: int | None = None, endgame: bool = True) -> Any
     problem = policy_problem(spec)
     if problem:
         raise ValueError(problem)
-    model, suffix = _split_suffix(spec)
-    if suffix is not None:
-        policy = load_policy(model, **_suffix_options(suffix))
+    model, suffixes = _split_suffix(spec)
+    if suffixes:
+        options: dict[str, Any] = {}
+        for suffix in suffixes:
+            options.update(MODEL_SUFFIXES[suffix])
+        policy = load_policy(model, **options)
         policy.name = spec
         return policy
     return load_policy(spec, endgame=endgame)

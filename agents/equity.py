@@ -87,6 +87,13 @@ def equity_table(target: int, outcomes: np.ndarray) -> np.ndarray:
     return np.rint(table * EQUITY_SCALE).astype(np.int64)
 
 
+def chance(equity: np.ndarray, mine: int, theirs: int) -> float:
+    """The chance (0 to 1) an ``equity_table`` gives the side at ``mine`` against ``theirs``, the
+    totals clipped to its last row and column (as the endgame search reads it)."""
+    top = len(equity) - 1
+    return float(equity[min(mine, top), min(theirs, top)]) / EQUITY_SCALE
+
+
 def read_outcomes(table: str, path: Path = ROUND_POINTS_FILE) -> np.ndarray:
     """The measured outcomes of ``table`` (``"2p"`` or ``"4p_teams"``) as ``int64[n, 3]``."""
     if table not in TABLES:

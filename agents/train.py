@@ -53,7 +53,7 @@ from tqdm import tqdm
 import bastra_env
 from agents import BASELINES, LearnedPolicy, make_policy, policy_problem
 from agents.compiled import action_inputs_batch
-from agents.equity import EQUITY_SCALE, game_equity
+from agents.equity import chance, game_equity
 from agents.evaluate import duplicate_match
 from agents.features import action_inputs
 from agents.learned import PRETRAINED, checkpoint_path
@@ -81,12 +81,11 @@ def equity_reward(
     ``agents.equity`` table), up to the game's result where the round ``ended`` it (``winner``
     side 0, 1 or -1 for a draw). Side 1's is the opposite; a game's rewards add up to its
     result, +1, -1 or 0."""
-    top = len(equity) - 1
-    start = equity[min(before[0], top), min(before[1], top)] / EQUITY_SCALE
+    start = chance(equity, before[0], before[1])
     if ended:
         end = 0.5 if winner == -1 else float(winner == 0)
     else:
-        end = equity[min(after[0], top), min(after[1], top)] / EQUITY_SCALE
+        end = chance(equity, after[0], after[1])
     return 2.0 * (end - start)
 
 
@@ -171,7 +170,7 @@ class Config:
                 f"config train_rounds must be an int >= 0 (0: whole games), got "
                 f"{self.train_rounds!r}"
             )
-        Rules(num_players=self.num_players, teams=self.teams, max_rounds=self.train_rounds or None)
+        self.rules  # noqa: B018 (building the Rules refuses an impossible table)
         if self.reward not in REWARDS:
             raise ValueError(f"config reward must be one of {REWARDS}, got {self.reward!r}")
         if self.reward == "equity" and not (self.num_players == 2 or self.teams):
