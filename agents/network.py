@@ -22,7 +22,13 @@ from typing import Any
 import torch
 from torch import nn
 
-from bastra_env.layout import ACTION_SUMMARIES, ACTION_SUMMARY, NUM_ACTIONS, OBSERVATION_SIZE
+from bastra_env.layout import (
+    ACTION_SUMMARIES,
+    ACTION_SUMMARY,
+    EARLIER_OBSERVATION_SIZES,
+    NUM_ACTIONS,
+    OBSERVATION_SIZE,
+)
 
 from .features import ACTION_FEATURES, ESTIMATE_SCALE, PAD_ACTION, SUMMARY_FEATURES
 
@@ -55,6 +61,8 @@ def tied_summary_logits(observation: torch.Tensor, weights: torch.Tensor) -> tor
 @dataclass(frozen=True)
 class NetworkConfig:
     observation_size: int = OBSERVATION_SIZE
+    """The trunk reads the observation's first ``observation_size`` entries: the whole layout, or
+    an earlier version of it (``EARLIER_OBSERVATION_SIZES``; the layout only grows at its end)."""
     num_actions: int = NUM_ACTIONS
     action_features: int = ACTION_FEATURES
     hidden: tuple[int, ...] = (256, 256)
@@ -89,7 +97,7 @@ class PolicyValueNet(nn.Module):
         (``MASKED_LOGIT`` on padding slots) and values ``[B]``. A distribution over these K
         slots is the policy's distribution over the legal actions, at a fraction of the cost of
         the full action space (training samples and scores slots)."""
-        state = self.trunk(observation)  # [B, H]
+        state = self.trunk(observation[:, : self.config.observation_size])  # [B, H]
         # only the real (state, action) pairs go through the pair layers: padding rows are most
         # of the K slots (a state has about 3 legal actions of the 16 slots)
         rows, slots = torch.nonzero(actions != PAD_ACTION, as_tuple=True)
@@ -157,8 +165,9 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
         "num_actions": NUM_ACTIONS,
         "action_features": ACTION_FEATURES,
     }
+    readable = {"observation_size": (OBSERVATION_SIZE, *EARLIER_OBSERVATION_SIZES)}
     for key, value in expected.items():
-        if network.get(key) != value:
+        if network.get(key) != value and network.get(key) not in readable.get(key, ()):
             raise ValueError(
                 f"{path} was trained for {key}={network.get(key)}, this environment has {value}"
             )

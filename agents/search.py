@@ -30,7 +30,7 @@ import numpy as np
 from bastra_env import Rules
 from bastra_env import kernels as K
 from bastra_env.cards import NUM_CARDS
-from bastra_env.layout import DECK_LEFT_SCALE, OFFSETS, SCORING_SCALES
+from bastra_env.layout import DEAL_PLAYS, DECK_LEFT_SCALE, OFFSETS, SCORING_SCALES
 
 from . import search_kernels as S
 from .endgame import solve
@@ -70,7 +70,8 @@ def _rules_row(
 
 def position_of(observation: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The position a flat observation shows, its seat as seat 0: ``(state, rules, unseen,
-    sizes)``: a kernels' state row with no card of the other hands or the deck in it, the rules
+    sizes)``: a kernels' state row with no card of the other hands or the deck in it (the plays
+    since the latest deal included), the rules
     row (captures chosen; the scoring rules as observed), the unseen cards, and every seat's hand
     size. ``ValueError`` if it is not this seat's turn."""
     obs = np.asarray(observation, dtype=np.float64)
@@ -103,6 +104,12 @@ def position_of(observation: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.nda
     state[K.DEALER] = slots.index(dealer_slot)
     last = obs[OFFSETS["last_capturer"]]
     state[K.LAST_CAPTURER] = -1 if last[-1] > 0.5 else slots.index(int(np.argmax(last[:-1])))
+    played = np.rint(obs[OFFSETS["deal_played"]] * DEAL_PLAYS).astype(np.int64) - 1
+    taken = np.rint(obs[OFFSETS["deal_taken"]] * DEAL_PLAYS).astype(np.int64) - 1
+    for card in np.flatnonzero(played >= 0):
+        state[K.DEAL_CARDS + played[card]] = card
+    for card in np.flatnonzero(taken >= 0):
+        state[K.DEAL_CAPTURES + taken[card]] |= 1 << int(card)
     state[K.CURRENT] = 0
     state[K.WINNER] = -1
     state[K.LAST_SEAT] = -1

@@ -10,7 +10,7 @@
 | Agents             | `agents = ['player_0', ..., 'player_{n-1}']`, n = 2, 3, 4    |
 | Action Shape       | (1,)                                                        |
 | Action Values      | Discrete(208): 52 cards x 4 capture slots                   |
-| Observation Shape  | (1021,) float32, plus `action_mask` (208,) int8             |
+| Observation Shape  | (1125,) float32, plus `action_mask` (208,) int8             |
 | Observation Values | [0, 1] for card planes and flags; see the layout table      |
 
 Bastra is the Cypriot fishing card game: play a card from hand to capture board cards of the same
@@ -20,7 +20,7 @@ board). The rules are those of the project's `RULES.md`; every variant is a keyw
 
 ### Observation Space
 
-`observe(agent)` returns `{"observation": float32[1021], "action_mask": int8[208]}`, the same
+`observe(agent)` returns `{"observation": float32[1125], "action_mask": int8[208]}`, the same
 spaces for every agent and every table size. Everything is seat-relative: slot 0 is the observing
 seat, then its left neighbour (who plays next), the seat opposite (the partner in the team game),
 and its right neighbour. With 2 players the opponent is "left"; with 3, the others are "left" and
@@ -33,7 +33,11 @@ space, so the two cannot drift:
 
 Card planes use the engine's card order: index `4 * rank + suit`, ranks A 2 .. 10 J Q K, suits
 C D H S. The observation never holds another seat's hand or the deck order: `unseen` is the union
-of the other hands and the deck, which the observer cannot tell apart.
+of the other hands and the deck, which the observer cannot tell apart. `deal_played` and
+`deal_taken` are the public history of the current deal, play by play (the seat of the deal's k-th
+play follows from the dealer and `plays`): what the other seats chose from the hands they were
+dealt, which is what a player reasons about their hands from. They were added in version 0.3, at
+the layout's end: a network trained on the 0.2 layout (1021 entries) reads its first entries.
 
 #### Legal Actions Mask
 

@@ -25,6 +25,7 @@ from numba.core.extending import intrinsic
 
 from .cards import FULL_DECK, NUM_CARDS
 from .layout import (
+    DEAL_PLAYS,
     DECK_LEFT_SCALE,
     MAX_LEGAL,
     MAX_SEATS,
@@ -80,6 +81,8 @@ _FIELDS = (
     ("RES_TOTAL", MAX_SEATS),
     ("RES_LEFTOVER", 1),
     ("RES_LEFTOVER_SIDE", 1),  # -1: nobody captured, the cards count for nobody
+    ("DEAL_CARDS", DEAL_PLAYS),  # the plays since the latest deal, k = PLAYS % (4 * players):
+    ("DEAL_CAPTURES", DEAL_PLAYS),  # card played and capture taken (entries past k are stale)
     ("NUM_MOVES", 1),  # the legal actions of the seat to move (env encoding), see legal_slots
     ("MOVE_ACTIONS", MAX_LEGAL),
     ("MOVE_CAPTURES", MAX_LEGAL),
@@ -127,6 +130,8 @@ RES_LEFTOVER_SIDE = FIELD_OFFSETS["RES_LEFTOVER_SIDE"]
 NUM_MOVES = FIELD_OFFSETS["NUM_MOVES"]
 MOVE_ACTIONS = FIELD_OFFSETS["MOVE_ACTIONS"]
 MOVE_CAPTURES = FIELD_OFFSETS["MOVE_CAPTURES"]
+DEAL_CARDS = FIELD_OFFSETS["DEAL_CARDS"]
+DEAL_CAPTURES = FIELD_OFFSETS["DEAL_CAPTURES"]
 DECK = FIELD_OFFSETS["DECK"]
 
 # ------------------------------------------------------------------------- the rules row
@@ -185,6 +190,8 @@ _O_RULES = OFFSETS["rules"].start
 _O_ACTION_CARDS = OFFSETS["action_cards"].start
 _O_ACTION_POINTS = OFFSETS["action_points"].start
 _O_ACTION_BASTRA = OFFSETS["action_bastra"].start
+_O_DEAL_PLAYED = OFFSETS["deal_played"].start
+_O_DEAL_TAKEN = OFFSETS["deal_taken"].start
 _SCALE_BASTRA = float(SCORING_SCALES["bastra_points"])
 _SCALE_JACK = float(SCORING_SCALES["jack_bastra_points"])
 _SCALE_MOST = float(SCORING_SCALES["most_cards_points"])
@@ -569,6 +576,9 @@ def apply_move(state: np.ndarray, rules: np.ndarray, card: int, capture: int) ->
     seat = state[CURRENT]
     bit = 1 << card
     state[HANDS + seat] ^= bit
+    in_deal = state[PLAYS] % (HAND_SIZE * n)
+    state[DEAL_CARDS + in_deal] = card
+    state[DEAL_CAPTURES + in_deal] = capture
     plays = state[PLAYS] + 1
     state[PLAYS] = plays
     state[ROUND_ENDED] = 0
@@ -727,6 +737,13 @@ def encode(
     obs[_O_RULES + 1] = min(rules[R_JACK_BASTRA] / _SCALE_JACK, _CAP)
     obs[_O_RULES + 2] = min(rules[R_MOST_CARDS] / _SCALE_MOST, _CAP)
     obs[_O_RULES + 3] = float(rules[R_LAST_PLAY_BASTRA])
+    for k in range(state[PLAYS] % (HAND_SIZE * n)):
+        mark = (k + 1) / DEAL_PLAYS
+        obs[_O_DEAL_PLAYED + state[DEAL_CARDS + k]] = mark
+        taken = state[DEAL_CAPTURES + k]
+        while taken:
+            obs[_O_DEAL_TAKEN + lowest_card(taken)] = mark
+            taken &= taken - 1
     if seat != state[CURRENT] or state[DONE]:
         return
     scores_bastra = state[PLAYS] < PLAYS_PER_ROUND - 1 or rules[R_LAST_PLAY_BASTRA] != 0

@@ -18,6 +18,8 @@ MAX_LEGAL = 4 * SLOTS_PER_CARD
 """At most 4 cards in hand, each with at most SLOTS_PER_CARD actions."""
 DECK_LEFT_SCALE = 44
 """The observation's ``deck_left`` is the cards still to be dealt / this (the most there are)."""
+DEAL_PLAYS = MAX_SEATS * 4
+"""The most plays a deal has (4 cards to each of 4 seats): the deal pieces' scale."""
 REWARD_MODES = ("win", "points")
 """``"win"``: +1 / -1 / 0 to each seat at the end of the game; ``"points"``: each round's point
 difference as it is scored (see ``bastra_env.env``)."""
@@ -47,7 +49,20 @@ OBSERVATION_LAYOUT: tuple[tuple[str, int, float, str], ...] = (
     ("action_cards", NUM_ACTIONS, 5.2, "per action: cards it moves to my pile / 10"),
     ("action_points", NUM_ACTIONS, 1.0, "per action: card points it moves to my pile / 13"),
     ("action_bastra", NUM_ACTIONS, 1.0, "per action: 1 if it scores a bastra"),
+    (
+        "deal_played",
+        NUM_CARDS,
+        1.0,
+        f"cards played since the latest deal: (k + 1) / {DEAL_PLAYS} for the deal's k-th play",
+    ),
+    (
+        "deal_taken",
+        NUM_CARDS,
+        1.0,
+        f"cards taken since the latest deal: (k + 1) / {DEAL_PLAYS} for the play that took them",
+    ),
 )
+"""The layout only grows at its end (``EARLIER_OBSERVATION_SIZES``)."""
 OFFSETS: dict[str, slice] = {}
 _start = 0
 for _name, _size, _high, _meaning in OBSERVATION_LAYOUT:
@@ -55,6 +70,9 @@ for _name, _size, _high, _meaning in OBSERVATION_LAYOUT:
     _start += _size
 OBSERVATION_SIZE = _start
 del _start, _name, _size, _high, _meaning
+EARLIER_OBSERVATION_SIZES = (OFFSETS["deal_played"].start,)
+"""The observation sizes of earlier versions of this layout, each a prefix of this one (version
+0.2 ended at ``action_bastra``): a network trained on one reads the first entries."""
 
 ACTION_SUMMARIES = ("action_cards", "action_points", "action_bastra")
 """The per-action pieces, last in the layout and one after the other: together the slice

@@ -7,7 +7,7 @@ TorchRL's ``PettingZooWrapper`` takes the AEC env as it is (``use_mask=True``, a
 turn-based env needs). Here every seat is put in one group, ``"players"``, so one network acts for
 all of them; the keys are then
 
-- ``("players", "observation", "observation")``: float32 ``[num_players, 1021]``, each seat's own
+- ``("players", "observation", "observation")``: float32 ``[num_players, 1125]``, each seat's own
   view (the wrapper keeps the dict observation as a nested TensorDict minus its mask),
 - ``("players", "action_mask")``: bool ``[num_players, 208]``, the legal actions of the seat to
   move (all True for the others),

@@ -20,6 +20,7 @@ from bastra_env.env import (
     SLOTS_PER_CARD,
 )
 from bastra_env.game import Game
+from bastra_env.layout import DEAL_PLAYS
 
 from .helpers import deck_dealing
 
@@ -247,6 +248,7 @@ def test_layout_table_builds_the_space_and_the_docstring():
     doc = __import__("bastra_env.env", fromlist=["x"]).__doc__
     for name, size, _, meaning in OBSERVATION_LAYOUT:
         assert f"| `{name}` | {size} | {meaning} |" in doc
+    assert f"({OBSERVATION_SIZE},) float32" in doc and f"float32[{OBSERVATION_SIZE}]" in doc
 
 
 def plane(obs, name, index=0):
@@ -282,6 +284,42 @@ def test_observation_pieces_say_what_the_layout_says(table):
             table_flags = obs[OFFSETS["table"]]
             assert table_flags.sum() == 1
         env.step(int(rng.choice(env.legal_actions())))
+
+
+@pytest.mark.parametrize("table", list(TABLES))
+def test_deal_pieces_replay_the_plays_since_the_latest_deal(table):
+    """Every seat sees the current deal's plays in order, each card played and what it took; the
+    board before each of them follows by undoing them from the board now."""
+    env = bastra_env.raw_env(**TABLES[table])
+    env.reset(seed=6)
+    rng = np.random.default_rng(6)
+    n = env.rules.num_players
+    deal: list[tuple[int, int, int, int]] = []  # (seat, card, capture, board before)
+    for _ in range(100):  # into a second round
+        game = env.game
+        for agent in env.possible_agents:
+            obs = env.observe(agent)["observation"]
+            played = np.rint(obs[OFFSETS["deal_played"]] * DEAL_PLAYS).astype(int)
+            taken = np.rint(obs[OFFSETS["deal_taken"]] * DEAL_PLAYS).astype(int)
+            assert sorted(played[played > 0]) == list(range(1, len(deal) + 1))
+            board = game.board
+            for k in range(len(deal) - 1, -1, -1):  # undo the plays, latest first
+                seat, card, capture, before = deal[k]
+                assert played[card] == k + 1
+                assert sum(1 << int(c) for c in np.flatnonzero(taken == k + 1)) == capture
+                board = board | capture if capture else board & ~(1 << card)
+                assert board == before
+        seat = game.current
+        action = int(rng.choice(env.legal_actions()))
+        card, takes = env.decode_action(action)
+        before = game.board
+        env.step(action)
+        if env.game.plays % (4 * n) == 0:
+            deal = []  # a deal (or a round) begins
+        else:
+            capture = sum(1 << parse_card(c) for c in takes)
+            deal.append((seat, parse_card(card), capture, before))
+        assert len(deal) == env.game.plays % (4 * n)
 
 
 def test_action_features_describe_each_legal_action():
