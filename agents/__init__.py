@@ -4,6 +4,7 @@ import difflib
 from pathlib import Path
 from typing import Any
 
+from . import _kernel_cache  # noqa: F401  (first: numba's cache folder, before any kernel)
 from .heuristic import HeuristicPolicy
 from .learned import PRETRAINED, LearnedPolicy, load_policy
 from .policies import GreedyPolicy, RandomPolicy

@@ -19,118 +19,24 @@ an iteration budget is deterministic: the same seed and observation give the sam
 
 from __future__ import annotations
 
-import hashlib
 import re
 import time
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
-from bastra_env import Rules
 from bastra_env import kernels as K
-from bastra_env.cards import NUM_CARDS
-from bastra_env.layout import DEAL_PLAYS, DECK_LEFT_SCALE, OFFSETS, SCORING_SCALES
 
 from . import search_kernels as S
 from .endgame import solve
 from .policies import Observation, legal_actions
+from .positions import decision_seed, inferred_worlds, position_of
 
-TABLE_SEATS = (2, 3, 4, 4)
-"""Players per entry of the observation's ``table`` one-hot (the last: teams)."""
-SLOT_OF = {2: (0, 1), 3: (0, 1, 3), 4: (0, 1, 2, 3)}
-"""Seat offset from me -> observation slot (as ``bastra_env.layout.RELATIVE_SLOTS``)."""
-SPEC = re.compile(r"^(pimc|ismcts):(\d+)(ms)?(?::(.+))?$")
-"""``kind:budget[ms][:prior]``, e.g. ``pimc:64``, ``ismcts:400``, ``ismcts:80ms:bastra_2p``."""
+__all__ = ["ISMCTSPolicy", "PIMCPolicy", "decision_seed", "make_search_policy", "position_of"]
 
-
-def _plane(obs: np.ndarray, name: str, slot: int = 0) -> int:
-    piece = obs[OFFSETS[name]][slot * NUM_CARDS : (slot + 1) * NUM_CARDS]
-    mask = 0
-    for c in np.flatnonzero(piece > 0.5):
-        mask |= 1 << int(c)
-    return mask
-
-
-@lru_cache(maxsize=64)
-def _rules_row(
-    players: int, teams: bool, target: int, scoring: tuple[int, int, int, bool]
-) -> np.ndarray:
-    rules = Rules(
-        num_players=players,
-        teams=teams,
-        target_score=target,
-        bastra_points=scoring[0],
-        jack_bastra_points=scoring[1],
-        most_cards_points=scoring[2],
-        last_play_bastra=scoring[3],
-    )
-    return K.rules_array(rules)
-
-
-def position_of(observation: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The position a flat observation shows, its seat as seat 0: ``(state, rules, unseen,
-    sizes)``: a kernels' state row with no card of the other hands or the deck in it (the plays
-    since the latest deal included), the rules
-    row (captures chosen; the scoring rules as observed), the unseen cards, and every seat's hand
-    size. ``ValueError`` if it is not this seat's turn."""
-    obs = np.asarray(observation, dtype=np.float64)
-    table = int(np.argmax(obs[OFFSETS["table"]]))
-    n, teams = TABLE_SEATS[table], table == 3
-    slots = SLOT_OF[n]
-    piece = obs[OFFSETS["rules"]]
-    scoring = tuple(
-        round(float(piece[i]) * scale) for i, scale in enumerate(SCORING_SCALES.values())
-    )
-    target = round(float(obs[OFFSETS["target"]][0]) * 100)
-    rules = _rules_row(n, teams, target, (*scoring, bool(piece[3] > 0.5)))
-    state = np.zeros(K.STATE_SIZE, dtype=np.int64)
-    sizes = np.zeros(n, dtype=np.int64)
-    for k in range(n):
-        slot = slots[k]
-        sizes[k] = round(float(obs[OFFSETS["hand_sizes"]][slot]) * 4)
-        state[K.CAPTURED + k] = _plane(obs, "captured", slot)
-        state[K.BASTRAS + k] = round(float(obs[OFFSETS["bastras"]][slot]) * 4)
-        side = k % 2 if teams else k
-        state[K.SCORES + side] = round(float(obs[OFFSETS["scores"]][slot]) * target)
-    state[K.HANDS] = _plane(obs, "hand")
-    state[K.BOARD] = _plane(obs, "board")
-    left = round(float(obs[OFFSETS["deck_left"]][0]) * DECK_LEFT_SCALE)
-    state[K.DECK_LEN] = NUM_CARDS
-    state[K.DECK_POS] = NUM_CARDS - left
-    state[K.PLAYS] = round(float(obs[OFFSETS["plays"]][0]) * K.PLAYS_PER_ROUND)
-    state[K.ROUND] = max(1, round(float(obs[OFFSETS["round"]][0]) * 10))
-    dealer_slot = int(np.argmax(obs[OFFSETS["dealer"]]))
-    state[K.DEALER] = slots.index(dealer_slot)
-    last = obs[OFFSETS["last_capturer"]]
-    state[K.LAST_CAPTURER] = -1 if last[-1] > 0.5 else slots.index(int(np.argmax(last[:-1])))
-    played = np.rint(obs[OFFSETS["deal_played"]] * DEAL_PLAYS).astype(np.int64) - 1
-    taken = np.rint(obs[OFFSETS["deal_taken"]] * DEAL_PLAYS).astype(np.int64) - 1
-    for card in np.flatnonzero(played >= 0):
-        state[K.DEAL_CARDS + played[card]] = card
-    for card in np.flatnonzero(taken >= 0):
-        state[K.DEAL_CAPTURES + taken[card]] |= 1 << int(card)
-    state[K.CURRENT] = 0
-    state[K.WINNER] = -1
-    state[K.LAST_SEAT] = -1
-    state[K.LAST_CARD] = -1
-    state[K.RES_LEFTOVER_SIDE] = -1
-    unseen = _plane(obs, "unseen")
-    cards = np.array([c for c in range(NUM_CARDS) if unseen >> c & 1], dtype=np.int64)
-    if len(cards) != sizes[1:].sum() + left:
-        raise ValueError(
-            f"the observation shows {len(cards)} unseen cards for {sizes[1:].sum()} in hands "
-            f"and {left} in the deck"
-        )
-    return state, rules, cards, sizes
-
-
-def decision_seed(seed: int, observation: np.ndarray) -> np.ndarray:
-    """The random stream of one decision: from the player's seed and the observation, so a
-    decision does not depend on the ones before it."""
-    digest = hashlib.sha256(np.asarray(observation, dtype=np.float32).tobytes()).digest()
-    mixed = (int.from_bytes(digest[:8], "little") ^ (seed * 0x9E3779B97F4A7C15)) % (1 << 64)
-    return np.array([mixed], dtype=np.uint64)
+SPEC = re.compile(r"^(pimc|ismcts):(\d+)(ms)?(:infer)?(?::(.+))?$")
+"""``kind:budget[ms][:infer][:prior]``, e.g. ``pimc:64``, ``ismcts:400``, ``pimc:64:infer``,
+``ismcts:80ms:bastra_2p``."""
 
 
 class _SearchPolicy:
@@ -145,6 +51,7 @@ class _SearchPolicy:
         seed: int = 0,
         endgame: bool = True,
         prior: Any = None,
+        infer: bool = False,
     ) -> None:
         if int(budget) < 1:
             raise ValueError(f"a search budget must be at least 1, got {budget}")
@@ -153,7 +60,10 @@ class _SearchPolicy:
         self.seed = int(seed) if seed is not None else 0
         self.endgame = endgame
         self.prior = prior
+        self.infer = infer
         self.name = f"{self.kind}:{self.budget}{'ms' if milliseconds else ''}"
+        if infer:
+            self.name += ":infer"
         self.decisions = 0
         self.search_seconds = 0.0
 
@@ -225,9 +135,15 @@ class PIMCPolicy(_SearchPolicy):
         actions = base[K.MOVE_ACTIONS : K.MOVE_ACTIONS + n].copy()
         sums = np.zeros(n)
         rng = decision_seed(self.seed, obs)
-        samples = self._budget_loop(
-            lambda step: S.pimc(position, rules, cards, sizes, step, rng, sums), chunk=8
-        )
+
+        def run(step: int) -> None:
+            if self.infer:
+                worlds = inferred_worlds(position, rules, cards, sizes, step, rng)
+                S.pimc_worlds(position, rules, worlds, sums)
+            else:
+                S.pimc(position, rules, cards, sizes, step, rng, sums)
+
+        samples = self._budget_loop(run, chunk=8)
         values = sums / samples
         prior = self._prior(observation)
         if self.prior is not None:  # the network breaks near-ties: a point is worth 10x a nat
@@ -246,6 +162,8 @@ class ISMCTSPolicy(_SearchPolicy):
         self, *args: Any, exploration: float = 0.7, prior_weight: float = 1.0, **kwargs: Any
     ) -> None:
         super().__init__(*args, **kwargs)
+        if self.infer:
+            raise ValueError("inference (infer=True) is a PIMC option, not IS-MCTS's")
         self.exploration = exploration
         self.prior_weight = prior_weight
 
@@ -287,13 +205,15 @@ def make_search_policy(spec: str, seed: int | None = None, load: Any = None) -> 
             "iterations a move), pimc:Nms for a time budget, and :MODEL after it for a network "
             "prior, e.g. pimc:64, ismcts:400, ismcts:80ms:bastra_2p"
         )
-    kind, budget, ms, model = match.groups()
+    kind, budget, ms, infer, model = match.groups()
+    if infer and kind != "pimc":
+        raise ValueError(f"{spec!r}: inference (:infer) is a PIMC option (pimc:64:infer)")
     prior = None
     if model is not None:
         if load is None:
             from .learned import load_policy as load
         prior = load(model)
     cls = PIMCPolicy if kind == "pimc" else ISMCTSPolicy
-    policy = cls(int(budget), milliseconds=bool(ms), seed=seed or 0, prior=prior)
+    policy = cls(int(budget), milliseconds=bool(ms), seed=seed or 0, prior=prior, infer=bool(infer))
     policy.name = spec
     return policy

@@ -20,13 +20,21 @@ from numba import njit
 
 from bastra_env.kernels import (
     BASTRA,
+    BASTRAS,
     BOARD,
     CAPTURE_WORK,
+    CAPTURED,
     CURRENT,
+    DEAL_CAPTURES,
+    DEAL_CARDS,
     DECK,
+    DECK_LEN,
     DECK_POS,
+    HAND_SIZE,
     HANDS,
     JACK_BASTRA,
+    JACK_BASTRAS,
+    LAST_CAPTURER,
     MOVE_ACTIONS,
     MOVE_CAPTURES,
     NUM_MOVES,
@@ -42,12 +50,15 @@ from bastra_env.kernels import (
     bastra_kind,
     card_captures,
     card_points,
+    encode,
     legal_slots,
     lowest_card,
     popcount,
     splitmix64,
 )
-from bastra_env.layout import MAX_LEGAL, NUM_ACTIONS, SLOTS_PER_CARD
+from bastra_env.layout import MAX_LEGAL, NUM_ACTIONS, OBSERVATION_SIZE, SLOTS_PER_CARD
+
+from .compiled import CARD_VALUE, JACK_KEEP, NUM_ESTIMATES, _play_estimates
 
 CARD_WEIGHT = 0.25
 """Points-equivalent of one captured card in the rollout policy (the most-cards bonus)."""
@@ -205,6 +216,163 @@ def pimc(
             if not apply_move(state, rules, action // SLOTS_PER_CARD, base[MOVE_CAPTURES + i]):
                 rollout(state, rules, work)
             sums[i] += round_value(state, rules, 0)
+
+
+@njit(cache=True)
+def pimc_worlds(
+    position: np.ndarray, rules: np.ndarray, worlds: np.ndarray, sums: np.ndarray
+) -> None:
+    """As ``pimc``, on the given determinizations (rows of ``worlds``)."""
+    work = np.empty(WORK_SIZE, dtype=np.int64)
+    base = position.copy()
+    n = legal_slots(base, rules, work)
+    state = np.empty_like(position)
+    for w in range(worlds.shape[0]):
+        for i in range(n):
+            state[:] = worlds[w]
+            action = base[MOVE_ACTIONS + i]
+            if not apply_move(state, rules, action // SLOTS_PER_CARD, base[MOVE_CAPTURES + i]):
+                rollout(state, rules, work)
+            sums[i] += round_value(state, rules, 0)
+
+
+# ------------------------------------------------------------------------- inference
+# What the other seats' plays of this deal say of their hands: a world (every hand dealt) is
+# rewound play by play through the deal's public history (the DEAL_ block of the position), and
+# each play of another seat is scored by an opponent model, the heuristic player's estimates
+# (``agents.heuristic``: gain minus the next player's expected best reply) as a softmax at
+# temperature ``tau`` mixed with ``eps`` of a uniform choice. A hand that would have made a
+# bastra its holder passed up is unlikely; a hand that holds the card played is required.
+@njit(cache=True)
+def _undo(state: np.ndarray, rules: np.ndarray, k: int, seat: int) -> None:
+    """Take back the deal's ``k``-th play (by ``seat``), the latest one made in ``state``."""
+    card = state[DEAL_CARDS + k]
+    capture = state[DEAL_CAPTURES + k]
+    bit = 1 << card
+    state[HANDS + seat] |= bit
+    if capture != 0:
+        if state[BOARD] == 0 and (state[PLAYS] < PLAYS_PER_ROUND or rules[R_LAST_PLAY_BASTRA]):
+            kind = bastra_kind(card, capture, capture)
+            if kind == JACK_BASTRA and state[JACK_BASTRAS + seat] > 0:
+                state[JACK_BASTRAS + seat] -= 1
+            elif kind != 0 and state[BASTRAS + seat] > 0:  # observed positions count both kinds
+                state[BASTRAS + seat] -= 1
+        state[BOARD] |= capture
+        state[CAPTURED + seat] &= ~(capture | bit)
+    else:
+        state[BOARD] &= ~bit
+    state[PLAYS] -= 1
+    state[CURRENT] = seat
+
+
+@njit(cache=True)
+def deal_log_likelihood(
+    world: np.ndarray,
+    position: np.ndarray,
+    rules: np.ndarray,
+    tau: float,
+    eps: float,
+    state: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    est: np.ndarray,
+    work: np.ndarray,
+) -> float:
+    """Log-probability, under the opponent model (module notes), of the other seats' plays since
+    the latest deal, had their hands been ``world``'s (a determinization of ``position``, seat 0
+    to move). ``state``, ``obs``, ``mask``, ``est``, ``work``: scratch."""
+    n = rules[R_PLAYERS]
+    made = position[PLAYS] % (HAND_SIZE * n)
+    if made == 0:
+        return 0.0
+    first = (position[CURRENT] - made) % n
+    state[:] = world
+    total = 0.0
+    for k in range(made - 1, -1, -1):
+        seat = (first + k) % n
+        _undo(state, rules, k, seat)
+        if seat == 0:
+            continue  # my own plays tell nothing of the other hands
+        last = -1  # who captured last before this play, as far as this deal shows
+        for j in range(k - 1, -1, -1):
+            if state[DEAL_CAPTURES + j] != 0:
+                last = (first + j) % n
+                break
+        state[LAST_CAPTURER] = last
+        count = legal_slots(state, rules, work)
+        encode(state, rules, seat, obs, mask)
+        card = state[DEAL_CARDS + k]
+        capture = state[DEAL_CAPTURES + k]
+        chosen = -1
+        for i in range(count):
+            if (
+                state[MOVE_ACTIONS + i] // SLOTS_PER_CARD == card
+                and state[MOVE_CAPTURES + i] == capture
+            ):
+                chosen = i
+        if chosen < 0:  # a capture past the encoding's slots: the uniform share alone
+            total += np.log(eps / count)
+            continue
+        if _play_estimates(obs, state[MOVE_ACTIONS : MOVE_ACTIONS + count], CARD_VALUE,
+                           JACK_KEEP, est) != 0:  # fmt: skip
+            total += np.log(1.0 / count)
+            continue
+        top = -1e300
+        for i in range(count):
+            top = max(top, est[i, 0] - est[i, 1])
+        z = 0.0
+        for i in range(count):
+            z += np.exp((est[i, 0] - est[i, 1] - top) / tau)
+        p = np.exp((est[chosen, 0] - est[chosen, 1] - top) / tau) / z
+        total += np.log((1.0 - eps) * p + eps / count)
+    return total
+
+
+@njit(cache=True)
+def inferred_worlds(
+    position: np.ndarray,
+    rules: np.ndarray,
+    cards: np.ndarray,
+    sizes: np.ndarray,
+    candidates: int,
+    rng: np.ndarray,
+    tau: float,
+    eps: float,
+    out: np.ndarray,
+) -> None:
+    """Fill the rows of ``out`` with determinizations of ``position`` drawn in proportion to the
+    likelihood of the deal's plays (``deal_log_likelihood``): ``candidates`` uniform ones are
+    weighed, ``len(out)`` are resampled from them (systematic resampling), and each resampled
+    world's deck is shuffled anew (the likelihood does not depend on it)."""
+    worlds = np.empty((candidates, position.shape[0]), dtype=np.int64)
+    logp = np.empty(candidates)
+    state = np.empty_like(position)
+    obs = np.empty(OBSERVATION_SIZE, dtype=np.float32)
+    mask = np.empty(NUM_ACTIONS, dtype=np.int8)
+    est = np.empty((MAX_LEGAL, NUM_ESTIMATES))
+    work = np.empty(WORK_SIZE, dtype=np.int64)
+    for c in range(candidates):
+        determinize(position, cards, sizes, rng, worlds[c])
+        logp[c] = deal_log_likelihood(worlds[c], position, rules, tau, eps, state, obs, mask,
+                                      est, work)  # fmt: skip
+    top = logp.max()
+    cumulative = np.cumsum(np.exp(logp - top))
+    samples = out.shape[0]
+    step = cumulative[-1] / samples
+    u = (_next(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0) * step
+    c = 0
+    for s in range(samples):
+        while c < candidates - 1 and cumulative[c] < u:
+            c += 1
+        out[s] = worlds[c]
+        u += step
+        pos = out[s, DECK_POS]
+        for i in range(out[s, DECK_LEN] - pos - 1, 0, -1):
+            j = _below(rng, i + 1)
+            out[s, DECK + pos + i], out[s, DECK + pos + j] = (
+                out[s, DECK + pos + j],
+                out[s, DECK + pos + i],
+            )
 
 
 # ------------------------------------------------------------------------- IS-MCTS

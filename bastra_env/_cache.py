@@ -18,19 +18,23 @@ import numba
 SOURCES = ("cards.py", "layout.py", "kernels.py", "vector.py")
 
 
-def fingerprint() -> str:
+def fingerprint(extra: tuple[Path, ...] = ()) -> str:
     here = Path(__file__).resolve().parent
     digest = hashlib.sha256(numba.__version__.encode())
-    for name in SOURCES:
-        digest.update((here / name).read_bytes())
+    for path in (*(here / name for name in SOURCES), *extra):
+        digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 
 
-def configure() -> None:
+def configure(extra: tuple[Path, ...] = ()) -> None:
+    """Point numba's cache at the folder of this fingerprint. Packages of kernels that call the
+    rules kernels, or each other across files, call it again before defining theirs, naming their
+    kernel files in ``extra``: kernels defined from then on cache under a fingerprint of those
+    too (numba reads the folder when a kernel is defined)."""
     if os.environ.get("NUMBA_CACHE_DIR"):
         return
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "bastra_env"
-    folder = base / f"numba-{fingerprint()}"
+    folder = base / f"numba-{fingerprint(extra)}"
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError:

@@ -6,10 +6,12 @@ import numpy as np
 import pytest
 
 import bastra_env
-from agents import ISMCTSPolicy, PIMCPolicy, make_policy
+from agents import HeuristicPolicy, ISMCTSPolicy, PIMCPolicy, make_policy
 from agents import search_kernels as S
+from agents.positions import inferred_worlds
 from agents.search import decision_seed, position_of
 from bastra_env import kernels as K
+from bastra_env.layout import NUM_ACTIONS, OBSERVATION_SIZE
 
 TABLES = [{"num_players": 2}, {"num_players": 3}, {"num_players": 4, "teams": True}]
 
@@ -66,8 +68,11 @@ def test_at_the_rounds_last_play_pimc_values_are_the_true_round_results(table):
     raise AssertionError("no last play reached")
 
 
-@pytest.mark.parametrize("make", [lambda: PIMCPolicy(8), lambda: ISMCTSPolicy(60)],
-                         ids=["pimc", "ismcts"])  # fmt: skip
+@pytest.mark.parametrize(
+    "make",
+    [lambda: PIMCPolicy(8), lambda: PIMCPolicy(8, infer=True), lambda: ISMCTSPolicy(60)],
+    ids=["pimc", "pimc-infer", "ismcts"],
+)
 def test_search_players_never_read_a_hidden_card(make):
     """Swapping a card of another hand with one of the deck changes neither the observation nor
     the search's choice (the env is passed in too, and must not matter)."""
@@ -135,6 +140,80 @@ def test_search_specs_and_bad_specs():
     for bad in ("pimc:", "pimc:0", "ismcts:ten", "pimc:5s"):
         with pytest.raises(ValueError, match="search"):
             make_policy(bad)
+    policy = make_policy("pimc:32:infer")
+    assert policy.infer and policy.name == "pimc:32:infer"
+    with pytest.raises(ValueError, match="PIMC option"):
+        make_policy("ismcts:100:infer")
+
+
+def heuristic_positions(table, seed, count):
+    """(env, observation) at ``count`` decisions of heuristic self-play: the opponent model's
+    own play, so the true hands fit the deal's plays as well as any."""
+    policy = HeuristicPolicy()
+    env = bastra_env.raw_env(**table)
+    env.reset(seed=seed)
+    for _ in range(count):
+        if env.game.done:
+            env.reset(seed=seed + 1000)
+        observation = env.observe(env.agent_selection)
+        yield env, observation
+        env.step(policy.act(observation))
+
+
+def true_world(env, position):
+    """``position`` (seat to move as seat 0) with the real hands and deck filled in."""
+    game = env.game
+    n, me = game.num_players, game.current
+    world = position.copy()
+    for k in range(1, n):
+        world[K.HANDS + k] = game.hands[(me + k) % n]
+    rest = game.deck[game.deck_pos :]
+    world[K.DECK + position[K.DECK_POS] : K.DECK + position[K.DECK_POS] + len(rest)] = rest
+    return world
+
+
+@pytest.mark.parametrize("table", TABLES[::2], ids=["2p", "teams"])
+def test_the_deal_plays_make_the_true_hands_likely(table):
+    """Under heuristic play, the real hands explain the deal's plays (at a sharp temperature, a
+    play costs only where it tied with others), while uniform worlds mostly do not; the worlds
+    drawn by inference hold the other hands' real cards more often than uniform draws."""
+    scratch = (
+        np.empty(K.STATE_SIZE, dtype=np.int64),
+        np.empty(OBSERVATION_SIZE, np.float32),
+        np.empty(NUM_ACTIONS, np.int8),
+        np.empty((16, 3)),
+        np.empty(S.WORK_SIZE, np.int64),
+    )
+    true_ll, uniform_ll, hits_inferred, hits_uniform = [], [], 0, 0
+    for env, observation in heuristic_positions(table, 31, 300):
+        position, rules, cards, sizes = position_of(observation["observation"])
+        n = env.game.num_players
+        if position[K.PLAYS] % (4 * n) < 2 or sizes[1:].sum() == 0:
+            continue
+        world = true_world(env, position)
+        true_ll.append(S.deal_log_likelihood(world, position, rules, 0.05, 0.02, *scratch))
+        rng = np.array([7], dtype=np.uint64)
+        uniform = np.empty_like(position)
+        S.determinize(position, cards, sizes, rng, uniform)
+        uniform_ll.append(S.deal_log_likelihood(uniform, position, rules, 0.05, 0.02, *scratch))
+        inferred = inferred_worlds(position, rules, cards, sizes, 16, rng)
+        drawn = np.empty((16, K.STATE_SIZE), dtype=np.int64)
+        for w in drawn:
+            S.determinize(position, cards, sizes, rng, w)
+        for k in range(1, n):
+            real = world[K.HANDS + k]
+            hits_inferred += sum(int(h & real).bit_count() for h in inferred[:, K.HANDS + k])
+            hits_uniform += sum(int(h & real).bit_count() for h in drawn[:, K.HANDS + k])
+        for w in inferred:  # every drawn world is a determinization of the position
+            assert int(np.bitwise_or.reduce(w[K.HANDS + 1 : K.HANDS + n])) | int(
+                sum(1 << int(c) for c in w[K.DECK + position[K.DECK_POS] : K.DECK + 52])
+            ) == sum(1 << int(c) for c in cards)
+    assert len(true_ll) >= 40
+    # the heuristic's play is the model's best: only ties with other plays cost (log 1/2, ...)
+    assert min(true_ll) > -8 and np.median(true_ll) > -2
+    assert np.mean(np.array(true_ll) > np.array(uniform_ll) - 1e-9) > 0.75
+    assert np.mean(uniform_ll) < np.mean(true_ll) - 1.0
+    assert hits_inferred > 1.08 * hits_uniform
 
 
 def test_search_plays_legal_moves_to_the_end_of_team_games():
