@@ -25,8 +25,13 @@ only (``endgame_deals=1``), not the two-player two-deal search."""
 POINTS_OBJECTIVE = ":points"
 """After a model's name or path (``bastra_2p:points``): its endgame search maximising the round's
 point difference (``objective="points"``) rather than the chance of winning the game."""
+INFERENCE = ":infer"
+"""After a model's name or path (``bastra_2p:infer``): before the endgame search takes over, a
+PIMC search on worlds inferred from the deal's plays (``LearnedPolicy(infer_worlds=64)``), the
+network breaking near-ties, instead of the network alone."""
 MODEL_SUFFIXES: dict[str, dict[str, Any]] = {
     NETWORK_ALONE: {"endgame": False},
+    INFERENCE: {"infer_worlds": 64},
     LAST_DEAL_ONLY: {"endgame_deals": 1},
     POINTS_OBJECTIVE: {"objective": "points"},
 }
@@ -60,7 +65,9 @@ def policy_problem(spec: str) -> str | None:
         match = SEARCH_SPEC.match(spec)
         if match is None or int(match.group(2)) < 1:
             return f"not a search player: {spec!r} (e.g. pimc:64, ismcts:400, pimc:50ms:bastra_2p)"
-        return policy_problem(match.group(4)) if match.group(4) else None
+        if match.group(4) and match.group(1) != "pimc":
+            return f"{spec!r}: inference (:infer) is a PIMC option (pimc:64:infer)"
+        return policy_problem(match.group(5)) if match.group(5) else None
     if Path(spec).exists():
         return None
     close = difflib.get_close_matches(spec, POLICY_NAMES, n=1)

@@ -35,6 +35,8 @@ import hashlib
 
 import numpy as np
 
+from bastra_env import kernels as K
+from bastra_env.cards import iter_cards
 from bastra_env.layout import OBSERVED_CAP, OFFSETS, SCORING_SCALES
 
 from .endgame_kernels import (
@@ -50,6 +52,7 @@ from .endgame_kernels import (
     search,
 )
 from .policies import Observation
+from .positions import decision_seed, inferred_worlds, position_of
 
 _LAYOUT = np.array([OFFSETS[name].start for name in LAYOUT_PIECES], dtype=np.int64)
 _SCALES = np.array(list(SCORING_SCALES.values()), dtype=np.float64)
@@ -63,6 +66,20 @@ OBJECTIVES = ("points", "game")
 _POINTS_ONLY = np.zeros((0, 0), dtype=np.int64)
 
 
+def _inferred_orders(obs: np.ndarray, count: int) -> np.ndarray:
+    """``count`` rows of the unseen cards as ``search`` takes them (seat 1's hand, seat 2's, ...,
+    then the deck's rest), from worlds drawn by inference from the deal's plays."""
+    position, rules, cards, sizes = position_of(obs)
+    worlds = inferred_worlds(position, rules, cards, sizes, count, decision_seed(0, obs))
+    n = len(sizes)
+    orders = np.empty((count, len(cards)), dtype=np.int64)
+    start, stop = position[K.DECK_POS], position[K.DECK_LEN]
+    for row, world in zip(orders, worlds, strict=True):
+        hands = [c for seat in range(1, n) for c in iter_cards(int(world[K.HANDS + seat]))]
+        row[:] = hands + world[K.DECK + start : K.DECK + stop].tolist()
+    return orders
+
+
 def solve(
     observation: Observation,
     samples: int = 64,
@@ -71,6 +88,7 @@ def solve(
     deal_samples: int = 64,
     max_plays: int = DEAL_PLAYS,
     objective: str = "points",
+    infer: bool = False,
 ) -> dict[int, float] | None:
     """``{action: expected round point difference for my side under best play}`` over the legal
     actions, or ``None`` where this module does not search (cards left in the deck, three
@@ -85,7 +103,11 @@ def solve(
     points so far, the rest under best play), where the scoring rules are those the equity
     table was measured under; elsewhere the round's point difference, as ``"points"``. The
     observation counts a round's bastras of both kinds together: each is counted at the bastra
-    rule's points (a jack bastra, rare, at 10 rather than 50)."""
+    rule's points (a jack bastra, rare, at 10 rather than 50).
+
+    ``infer=True``: where the search samples (the team game's splits, the two-deal search's
+    deals), the samples are drawn in proportion to how likely the other seats' plays of this
+    deal were with those hands (``agents.positions.inferred_worlds``) rather than uniformly."""
     if deals not in (1, 2):
         raise ValueError(f"deals must be 1 (the last deal) or 2 (the last two), got {deals!r}")
     if objective not in OBJECTIVES:
@@ -105,6 +127,8 @@ def solve(
     left = int(info[I_DECK])
     if info[I_SEATS] == 2 and left == 0:
         orders = unseen.reshape(1, -1)  # exactly the opponent's hand
+    elif infer:
+        orders = _inferred_orders(obs, deal_samples if left else samples)
     else:
         digest = hashlib.sha256(obs.tobytes()).digest()
         rng = np.random.default_rng(int.from_bytes(digest[:8], "big"))  # "big": needed on 3.10

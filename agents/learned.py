@@ -29,7 +29,11 @@ class LearnedPolicy:
     sampled deals) it plays the search's best move instead, the network breaking ties;
     ``endgame_deals=1`` searches the last deal only; ``endgame=False`` is the network alone.
     ``objective``: what the search maximises, ``"game"`` (the default) the chance of winning the
-    game from the scores (``agents.equity``), ``"points"`` the round's point difference. A
+    game from the scores (``agents.equity``), ``"points"`` the round's point difference.
+    ``infer_worlds`` > 0 (the ``MODEL:infer`` spec): where the endgame search does not apply, a
+    PIMC search (``agents.search``) on that many worlds inferred from the deal's plays, the
+    network's log-probabilities (a tenth of a point a nat) breaking near-ties; the endgame
+    search's samples are then inferred too (``solve(infer=True)``). A
     sampling policy (``sample=True``, as in training) never searches. ``act_batch`` chooses for
     many observations with one forward pass."""
 
@@ -43,7 +47,10 @@ class LearnedPolicy:
         endgame_deals: int = 2,
         deal_samples: int = 64,
         objective: str = "game",
+        infer_worlds: int = 0,
     ) -> None:
+        if infer_worlds < 0:
+            raise ValueError(f"infer_worlds must be 0 (the network) or more, got {infer_worlds!r}")
         if endgame_deals not in (1, 2):
             raise ValueError(f"endgame_deals must be 1 or 2, got {endgame_deals!r}")
         if objective not in OBJECTIVES:
@@ -54,6 +61,12 @@ class LearnedPolicy:
         self.endgame_deals = endgame_deals
         self.deal_samples = deal_samples
         self.objective = objective
+        self.infer_worlds = infer_worlds
+        self._pimc: Any = None
+        if infer_worlds:
+            from .search import PIMCPolicy  # the search imports the endgame, as this module does
+
+            self._pimc = PIMCPolicy(infer_worlds, seed=seed, endgame=False, infer=True)
         self.generator = torch.Generator().manual_seed(seed if seed is not None else 0)
         self.name = name or "learned"
 
@@ -84,17 +97,27 @@ class LearnedPolicy:
             probs = torch.softmax(logits, dim=-1)
             return torch.multinomial(probs, 1, generator=self.generator)[:, 0].numpy()
         chosen = torch.argmax(logits, dim=-1).numpy().astype(np.int64)
-        if self.endgame:
-            observations, masks = np.asarray(observations), np.asarray(masks)
-            deck_left = np.rint(flat[:, OFFSETS["deck_left"].start] * DECK_LEFT_SCALE)
-            searched = deck_left <= (LAST_DEAL if self.endgame_deals == 2 else 0)
-            for i in np.flatnonzero(searched & (mask.sum(axis=1) > 1)):  # solve declines the rest
-                seen = {"observation": observations[i], "action_mask": masks[i]}
+        if not (self.endgame or self._pimc is not None):
+            return chosen
+        observations, masks = np.asarray(observations), np.asarray(masks)
+        deck_left = np.rint(flat[:, OFFSETS["deck_left"].start] * DECK_LEFT_SCALE)
+        searched = deck_left <= (LAST_DEAL if self.endgame_deals == 2 else 0)
+        if not self.endgame:
+            searched[:] = False
+        log_probs = torch.log_softmax(logits, dim=-1)
+        for i in np.flatnonzero(mask.sum(axis=1) > 1):
+            seen = {"observation": observations[i], "action_mask": masks[i]}
+            solved = None
+            if searched[i]:  # solve declines where it does not search
                 solved = solve(seen, deals=self.endgame_deals, deal_samples=self.deal_samples,
-                               objective=self.objective)  # fmt: skip
-                if solved:
-                    row = logits[i]
-                    chosen[i] = max(solved, key=lambda a: (solved[a], float(row[a])))
+                               objective=self.objective, infer=self._pimc is not None)  # fmt: skip
+            row = logits[i]
+            if solved:
+                chosen[i] = max(solved, key=lambda a: (solved[a], float(row[a])))
+            elif self._pimc is not None:
+                values = self._pimc.action_values(seen)
+                # the network breaks near-ties: a round point is worth 10 nats
+                chosen[i] = max(values, key=lambda a: values[a] + 0.1 * float(log_probs[i, a]))
         return chosen
 
     @torch.no_grad()
@@ -140,11 +163,12 @@ def load_policy(
     endgame: bool = True,
     endgame_deals: int = 2,
     objective: str = "game",
+    infer_worlds: int = 0,
 ) -> LearnedPolicy | RLlibPolicy:
     """The policy of a checkpoint (``final.pt``, a periodic one), of a packaged model by name
     (``"bastra_2p"``, ``"bastra_4p_teams"``), or of an RLlib checkpoint directory
-    (``agents.rllib``; needs ``ray[rllib]``). ``endgame``, ``endgame_deals`` and ``objective``:
-    the search at play time (``LearnedPolicy``)."""
+    (``agents.rllib``; needs ``ray[rllib]``). ``endgame``, ``endgame_deals``, ``objective`` and
+    ``infer_worlds``: the search at play time (``LearnedPolicy``)."""
     path = checkpoint_path(path)
     if path.is_dir():
         try:
@@ -164,4 +188,5 @@ def load_policy(
         endgame=endgame,
         endgame_deals=endgame_deals,
         objective=objective,
+        infer_worlds=infer_worlds,
     )

@@ -10,6 +10,7 @@ from agents import HeuristicPolicy, LearnedPolicy
 from agents.endgame import solve
 from agents.network import NetworkConfig, PolicyValueNet
 from agents.policies import GreedyPolicy, RandomPolicy
+from bastra_env import kernels as K
 from bastra_env.cards import points
 
 from . import reference_endgame as reference
@@ -352,3 +353,46 @@ def test_game_objective_in_the_team_game_and_where_no_table_applies():
     assert solve(seen, objective="game") == solve(seen)
     with pytest.raises(ValueError, match="objective must be one of"):
         solve(seen, objective="wins")
+
+
+@pytest.mark.parametrize("table", [{"num_players": 2}, {"num_players": 4, "teams": True}],
+                         ids=["2p two deals", "teams"])  # fmt: skip
+def test_inferred_samples_are_deterministic_and_never_read_a_hidden_card(table):
+    """``solve(infer=True)``: the same observation gives the same values, they differ from the
+    uniform samples' where the deal's plays say something, and swapping a card of another hand
+    with one of another hand (teams) or of the deck (2p) leaves them as they were."""
+    env = bastra_env.raw_env(**table, max_rounds=1)
+    heuristic = HeuristicPolicy()
+    checked = differed = 0
+    for seed in range(8):
+        env.reset(seed=seed)
+        game = env.game
+        two = game.num_players == 2
+        play_to_deal(env, heuristic, left=8 if two else 0)
+        for _ in range(2 if two else 6):  # plays of this deal to infer from
+            env.step(heuristic.act(env.observe(env.agent_selection)))
+        seen = env.observe(env.agent_selection)
+        kwargs = {"deals": 2, "deal_samples": 16} if two else {"samples": 16}
+        values = solve(seen, infer=True, **kwargs)
+        if not values:
+            continue
+        assert set(values) == set(np.flatnonzero(seen["action_mask"]))
+        assert values == solve(seen, infer=True, **kwargs)
+        differed += values != solve(seen, **kwargs)
+        me = game.current
+        other = (me + 1) % game.num_players
+        theirs = int(game.hands[other])
+        if two:  # a card of the opponent's hand swapped with the next card of the deck
+            a, b = (theirs & -theirs).bit_length() - 1, game.deck[game.deck_pos]
+            game.hands[other] = theirs ^ (1 << a) ^ (1 << b)
+            game.state[K.DECK + game.deck_pos] = a
+        else:  # a card swapped between two other hands
+            third = int(game.hands[(me + 2) % 4])
+            a, b = (theirs & -theirs).bit_length() - 1, (third & -third).bit_length() - 1
+            game.hands[other] = theirs ^ (1 << a) ^ (1 << b)
+            game.hands[(me + 2) % 4] = third ^ (1 << a) ^ (1 << b)
+        swapped = env.observe(env.agent_selection)
+        assert np.array_equal(swapped["observation"], seen["observation"])
+        assert solve(swapped, infer=True, **kwargs) == values
+        checked += 1
+    assert checked >= 4 and differed >= 1

@@ -6,7 +6,14 @@ import numpy as np
 import pytest
 
 import bastra_env
-from agents import HeuristicPolicy, ISMCTSPolicy, PIMCPolicy, make_policy
+from agents import (
+    HeuristicPolicy,
+    ISMCTSPolicy,
+    PIMCPolicy,
+    load_policy,
+    make_policy,
+    policy_problem,
+)
 from agents import search_kernels as S
 from agents.positions import inferred_worlds
 from agents.search import decision_seed, position_of
@@ -70,8 +77,13 @@ def test_at_the_rounds_last_play_pimc_values_are_the_true_round_results(table):
 
 @pytest.mark.parametrize(
     "make",
-    [lambda: PIMCPolicy(8), lambda: PIMCPolicy(8, infer=True), lambda: ISMCTSPolicy(60)],
-    ids=["pimc", "pimc-infer", "ismcts"],
+    [
+        lambda: PIMCPolicy(8),
+        lambda: PIMCPolicy(8, infer=True),
+        lambda: ISMCTSPolicy(60),
+        lambda: load_policy("bastra_2p", infer_worlds=8),
+    ],
+    ids=["pimc", "pimc-infer", "ismcts", "model-infer"],
 )
 def test_search_players_never_read_a_hidden_card(make):
     """Swapping a card of another hand with one of the deck changes neither the observation nor
@@ -144,6 +156,26 @@ def test_search_specs_and_bad_specs():
     assert policy.infer and policy.name == "pimc:32:infer"
     with pytest.raises(ValueError, match="PIMC option"):
         make_policy("ismcts:100:infer")
+    assert policy_problem("ismcts:100:infer") is not None
+    assert policy_problem("pimc:16:infer:bastra_2p") is None
+    model = make_policy("bastra_2p:infer", seed=2)
+    assert model.infer_worlds == 64 and model.name == "bastra_2p:infer"
+    with pytest.raises(ValueError, match="infer_worlds"):
+        load_policy("bastra_2p", infer_worlds=-1)
+
+
+def test_a_model_with_inference_searches_before_the_endgame_and_is_deterministic():
+    """``MODEL:infer`` plays the PIMC search's best move (the network breaking near-ties) where
+    the endgame search does not apply, the same move for the same observation."""
+    model = load_policy("bastra_2p", infer_worlds=16, seed=4)
+    network = load_policy("bastra_2p", endgame=False)
+    samples = [obs for _, obs in positions({"num_players": 2}, 8, 30)]
+    first = [model.act(o) for o in samples]
+    assert [load_policy("bastra_2p", infer_worlds=16, seed=4).act(o) for o in samples] == first
+    assert first != [network.act(o) for o in samples]
+    for observation, chosen in zip(samples, first, strict=True):
+        values = model._pimc.action_values(observation)
+        assert values[chosen] >= max(values.values()) - 0.5  # a near-tie at most
 
 
 def heuristic_positions(table, seed, count):
