@@ -32,8 +32,9 @@ class LearnedPolicy:
     game from the scores (``agents.equity``), ``"points"`` the round's point difference.
     ``infer_worlds`` > 0 (the ``MODEL:infer`` spec): where the endgame search does not apply, a
     PIMC search (``agents.search``) on that many worlds inferred from the deal's plays, the
-    network's log-probabilities (a tenth of a point a nat) breaking near-ties; the endgame
-    search's samples are then inferred too (``solve(infer=True)``). A
+    network's log-probabilities (a tenth of a point a nat) breaking near-ties. ``infer``: the
+    endgame search's samples inferred from the deal's plays too (``solve(infer=True)``; by
+    default where ``infer_worlds`` is set). A
     sampling policy (``sample=True``, as in training) never searches. ``act_batch`` chooses for
     many observations with one forward pass."""
 
@@ -48,6 +49,7 @@ class LearnedPolicy:
         deal_samples: int = 64,
         objective: str = "game",
         infer_worlds: int = 0,
+        infer: bool | None = None,
     ) -> None:
         if infer_worlds < 0:
             raise ValueError(f"infer_worlds must be 0 (the network) or more, got {infer_worlds!r}")
@@ -62,6 +64,7 @@ class LearnedPolicy:
         self.deal_samples = deal_samples
         self.objective = objective
         self.infer_worlds = infer_worlds
+        self.infer = bool(infer_worlds) if infer is None else bool(infer)
         self._pimc: Any = None
         if infer_worlds:
             from .search import PIMCPolicy  # the search imports the endgame, as this module does
@@ -110,7 +113,7 @@ class LearnedPolicy:
             solved = None
             if searched[i]:  # solve declines where it does not search
                 solved = solve(seen, deals=self.endgame_deals, deal_samples=self.deal_samples,
-                               objective=self.objective, infer=self._pimc is not None)  # fmt: skip
+                               objective=self.objective, infer=self.infer)  # fmt: skip
             row = logits[i]
             if solved:
                 chosen[i] = max(solved, key=lambda a: (solved[a], float(row[a])))
@@ -164,11 +167,12 @@ def load_policy(
     endgame_deals: int = 2,
     objective: str = "game",
     infer_worlds: int = 0,
+    infer: bool | None = None,
 ) -> LearnedPolicy | RLlibPolicy:
     """The policy of a checkpoint (``final.pt``, a periodic one), of a packaged model by name
     (``"bastra_2p"``, ``"bastra_4p_teams"``), or of an RLlib checkpoint directory
-    (``agents.rllib``; needs ``ray[rllib]``). ``endgame``, ``endgame_deals``, ``objective`` and
-    ``infer_worlds``: the search at play time (``LearnedPolicy``)."""
+    (``agents.rllib``; needs ``ray[rllib]``). ``endgame``, ``endgame_deals``, ``objective``,
+    ``infer_worlds`` and ``infer``: the search at play time (``LearnedPolicy``)."""
     path = checkpoint_path(path)
     if path.is_dir():
         try:
@@ -189,4 +193,5 @@ def load_policy(
         endgame_deals=endgame_deals,
         objective=objective,
         infer_worlds=infer_worlds,
+        infer=infer,
     )
