@@ -1,0 +1,72 @@
+"""What inference from the deal's plays is worth: one player against one opponent on duplicate
+deals, the running figures printed every ``--chunk`` deals.
+
+    python benchmarks/inference_gain.py pimc:64:infer heuristic --mode round --deals 300 --seed 1000
+    python benchmarks/inference_gain.py bastra_2p:infer pimc:64 --deals 150 --seed 2026
+    python benchmarks/inference_gain.py bastra_4p_teams:infer heuristic --table 4p_teams
+
+Players are ``make_policy`` names with their default seeds (``pimc:64``, ``pimc:64:infer``,
+``bastra_2p``, ``bastra_2p:infer``, ...); in the team game a side is two copies of a player. Deal
+``d`` is the game seed ``--seed + d`` in both of its games (seats swapped), so two runs on
+consecutive seed ranges (``--seed 2026 --deals 150`` and ``--seed 2176 --deals 150``) together
+are one run on 300 deals and can be spread over cores. Prints wins, draws, losses, the win rate
+with its 95% interval and the mean point difference, after every chunk: a long run shows its
+progress and can be stopped at any chunk.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from agents import make_policy  # noqa: E402
+from agents.evaluate import TABLES, duplicate_match, wilson_interval  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("player")
+    parser.add_argument("opponent")
+    parser.add_argument("--table", choices=list(TABLES), default="2p")
+    parser.add_argument("--mode", choices=["game", "round"], default="game")
+    parser.add_argument("--deals", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--chunk", type=int, default=50, help="deals between printed figures")
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    player, opponent = make_policy(args.player), make_policy(args.opponent)
+    wins = draws = games = 0
+    points = 0.0
+    start = time.perf_counter()
+    for first in range(0, args.deals, args.chunk):
+        deals = min(args.chunk, args.deals - first)
+        result = duplicate_match(
+            player,
+            opponent,
+            table=args.table,
+            deals=deals,
+            mode=args.mode,
+            seed=args.seed + first,
+            names=(args.player, args.opponent),
+        )
+        wins, draws, games = wins + result.wins, draws + result.draws, games + result.games
+        points += result.point_diff * result.games
+        low, high = wilson_interval(wins + draws / 2, games)
+        print(
+            f"{args.player} vs {args.opponent} ({args.table}, {args.mode}s, seeds {args.seed}.."
+            f"{args.seed + first + deals - 1}): {wins}W {draws}D {games - wins - draws}L of "
+            f"{games}, {(wins + draws / 2) / games:.1%} [{low:.1%}, {high:.1%}], "
+            f"{points / games:+.2f} points a {args.mode}, {time.perf_counter() - start:.0f} s",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
