@@ -69,7 +69,7 @@ class LearnedPolicy:
         if infer_worlds:
             from .search import PIMCPolicy  # the search imports the endgame, as this module does
 
-            self._pimc = PIMCPolicy(infer_worlds, seed=seed, endgame=False, infer=True)
+            self._pimc = PIMCPolicy(infer_worlds, seed=seed or 0, endgame=False, infer=True)
         self.generator = torch.Generator().manual_seed(seed if seed is not None else 0)
         self.name = name or "learned"
 
