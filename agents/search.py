@@ -12,6 +12,10 @@ kernels to the end of the round (``agents.search_kernels``).
   iteration, UCB1 over the moves legal in it, with availability counts), a rollout as the leaf's
   value; given a network (``prior=``), its policy is the root's PUCT prior. Plays the most visited.
 
+With ``infer=True`` (``pimc:64:infer``), PIMC's determinizations are drawn in proportion to how
+likely the other seats' plays of this deal were with those hands (``agents.positions``): a hand
+that would have made a bastra its holder let pass is unlikely.
+
 Once the deck is empty, both play the exact endgame search (``agents.endgame``) where it applies.
 A budget in milliseconds (``pimc:50ms``, ``ismcts:80ms``) searches in chunks until the time is up;
 an iteration budget is deterministic: the same seed and observation give the same action.
