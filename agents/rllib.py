@@ -15,7 +15,7 @@ Pieces, all built on RLlib's public classes:
   registers it under ``ENV_NAME``; ``env_config={"table": "2p" | "4p_teams", ...}`` picks the table.
 - **Model.** ``MaskedPPOTorchModule``: a torch RLModule with the ``ValueFunctionAPI`` (so the PPO
   Learner can use it) and the ``InferenceOnlyAPI`` (EnvRunners drop the value network). It reads
-  the Dict observation ``{"observation": float32[1021], "action_mask": int8[208]}``; illegal
+  the Dict observation ``{"observation": float32[1125], "action_mask": int8[208]}``; illegal
   logits are replaced by ``MASKED_LOGIT`` (-1e9), a finite number, so softmax, log-probabilities,
   entropy and KL stay finite even for an all-zero mask (the terminal observation the Learner also
   sees). The value comes from the observation alone.

@@ -3,7 +3,7 @@
     python benchmarks/vector_speed.py [--num-envs 1024] [--steps 300] [--repeats 5]
 
 - ``vector``: ``bastra_env.vector.VectorEnv`` with ``num_envs`` games; each step writes every
-  game's observation (1,021 floats) and action mask, and a uniformly random legal action is
+  game's observation (1,125 floats) and action mask, and a uniformly random legal action is
   picked from each mask (compiled, ``vector.random_legal``). Steps/s counts plays (one per game
   per step).
 - ``aec``: the PettingZoo AEC env (``bastra_env.env()``), the same loop as ``env_speed.py``.

@@ -226,9 +226,9 @@ def test_every_policy_plays_legal_actions_in_batches(everything):
 def test_bad_shapes_and_rows_without_a_legal_action_are_refused(everything):
     obs, masks = everything[0][:4], everything[1][:4]
     for call in (action_inputs_batch, heuristic_actions, greedy_actions):
-        with pytest.raises(ValueError, match=r"shape \[B, 1021\]"):
+        with pytest.raises(ValueError, match=rf"shape \[B, {OBSERVATION_SIZE}\]"):
             call(obs[0], masks)
-        with pytest.raises(ValueError, match=r"shape \[B, 1021\]"):
+        with pytest.raises(ValueError, match=rf"shape \[B, {OBSERVATION_SIZE}\]"):
             call(obs[:, :-1], masks)
         with pytest.raises(ValueError, match=r"shape \[4, 208\]"):
             call(obs, masks[:3])

@@ -21,6 +21,7 @@ from agents.rllib import (
     module_spec,
     train_rllib,
 )
+from bastra_env.layout import OBSERVATION_SIZE
 
 # RLlib re-registers its env id each time an Algorithm is built.
 pytestmark = pytest.mark.filterwarnings("ignore:.*Overriding environment rllib-multi-agent-env")
@@ -147,7 +148,7 @@ def test_league_mapping_puts_main_on_one_whole_side(players):
 
 def test_masked_module_is_finite_and_legal():
     module = module_spec(hidden=(8,)).build()
-    observation = torch.rand(3, 1021)
+    observation = torch.rand(3, OBSERVATION_SIZE)
     mask = torch.zeros(3, 208, dtype=torch.int8)
     mask[0, [5, 9]] = 1
     mask[1, 100] = 1  # row 2: no legal action at all (a terminal observation)

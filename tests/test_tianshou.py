@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import bastra_env
+from bastra_env.layout import OBSERVATION_SIZE
 
 tianshou_env = pytest.importorskip("tianshou.env")
 
@@ -21,7 +22,7 @@ def test_wrapped_env_plays_whole_games_with_legal_masks(table):
             legal = np.flatnonzero(observation["mask"])
             assert observation["agent_id"] == agent
             assert np.array_equal(observation["mask"], env.env.observe(agent)["action_mask"] == 1)
-            assert observation["obs"].shape == (1021,)
+            assert observation["obs"].shape == (OBSERVATION_SIZE,)
             observation, rewards, done, truncated, _ = env.step(int(rng.choice(legal)))
             totals += rewards
             plays += 1

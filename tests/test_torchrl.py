@@ -25,6 +25,7 @@ from torchrl.envs.utils import step_mdp
 from torchrl.modules import MaskedCategorical, ProbabilisticActor
 
 import bastra_env
+from bastra_env.layout import OBSERVATION_SIZE
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore:PettingZoo in TorchRL is tested:UserWarning"),
@@ -49,7 +50,7 @@ def wrap(table: str, group_map=None, seed: int = 0, **kwargs) -> PettingZooWrapp
 def masked_actor(seed: int = 0) -> ProbabilisticActor:
     torch.manual_seed(seed)
     net = TensorDictModule(
-        torch.nn.Linear(1021, 208),
+        torch.nn.Linear(OBSERVATION_SIZE, 208),
         in_keys=[(GROUP, "observation", "observation")],
         out_keys=[(GROUP, "logits")],
     )
@@ -70,7 +71,8 @@ def test_default_grouping_keys_and_specs():
     td = env.reset()
     for agent in env.group_map:
         assert env.full_action_spec[agent, "action"].space.n == 208  # categorical_actions=True
-        assert td[agent, "observation", "observation"].shape == (1, 1021)  # dict obs, nested
+        # a dict observation, nested
+        assert td[agent, "observation", "observation"].shape == (1, OBSERVATION_SIZE)
         assert ("observation", "action_mask") not in td[agent].keys(True)  # moved up a level
         assert td[agent, "action_mask"].shape == (1, 208)
         assert td[agent, "action_mask"].dtype == torch.bool
