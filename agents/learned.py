@@ -104,9 +104,7 @@ class LearnedPolicy:
             return chosen
         observations, masks = np.asarray(observations), np.asarray(masks)
         deck_left = np.rint(flat[:, OFFSETS["deck_left"].start] * DECK_LEFT_SCALE)
-        searched = deck_left <= (LAST_DEAL if self.endgame_deals == 2 else 0)
-        if not self.endgame:
-            searched[:] = False
+        searched = self.endgame & (deck_left <= (LAST_DEAL if self.endgame_deals == 2 else 0))
         log_probs = torch.log_softmax(logits, dim=-1)
         for i in np.flatnonzero(mask.sum(axis=1) > 1):
             seen = {"observation": observations[i], "action_mask": masks[i]}

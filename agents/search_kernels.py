@@ -82,6 +82,14 @@ def _below(rng: np.ndarray, n: int) -> int:
 
 
 @njit(cache=True)
+def _shuffle(values: np.ndarray, rng: np.ndarray) -> None:
+    """Fisher-Yates on ``rng``, in place."""
+    for i in range(values.shape[0] - 1, 0, -1):
+        j = _below(rng, i + 1)
+        values[i], values[j] = values[j], values[i]
+
+
+@njit(cache=True)
 def determinize(
     position: np.ndarray, cards: np.ndarray, sizes: np.ndarray, rng: np.ndarray, out: np.ndarray
 ) -> None:
@@ -89,9 +97,7 @@ def determinize(
     dealt: ``sizes[s]`` to seat ``s`` (seats 1..n-1), the rest to the deck from its position."""
     out[:] = position
     order = cards.copy()
-    for i in range(order.shape[0] - 1, 0, -1):
-        j = _below(rng, i + 1)
-        order[i], order[j] = order[j], order[i]
+    _shuffle(order, rng)
     at = 0
     n = sizes.shape[0]
     for seat in range(1, n):
@@ -192,6 +198,26 @@ def rollout(state: np.ndarray, rules: np.ndarray, work: np.ndarray) -> None:
 
 # ------------------------------------------------------------------------- PIMC
 @njit(cache=True)
+def _add_world(
+    base: np.ndarray,
+    n: int,
+    world: np.ndarray,
+    rules: np.ndarray,
+    state: np.ndarray,
+    work: np.ndarray,
+    sums: np.ndarray,
+) -> None:
+    """Add to ``sums[i]`` the round value of ``base``'s legal move ``i`` (of ``n``, listed by
+    ``legal_slots``) played in ``world`` and rolled out to the round's end."""
+    for i in range(n):
+        state[:] = world
+        action = base[MOVE_ACTIONS + i]
+        if not apply_move(state, rules, action // SLOTS_PER_CARD, base[MOVE_CAPTURES + i]):
+            rollout(state, rules, work)
+        sums[i] += round_value(state, rules, 0)
+
+
+@njit(cache=True)
 def pimc(
     position: np.ndarray,
     rules: np.ndarray,
@@ -210,12 +236,7 @@ def pimc(
     state = np.empty_like(position)
     for _ in range(samples):
         determinize(base, cards, sizes, rng, world)
-        for i in range(n):
-            state[:] = world
-            action = base[MOVE_ACTIONS + i]
-            if not apply_move(state, rules, action // SLOTS_PER_CARD, base[MOVE_CAPTURES + i]):
-                rollout(state, rules, work)
-            sums[i] += round_value(state, rules, 0)
+        _add_world(base, n, world, rules, state, work, sums)
 
 
 @njit(cache=True)
@@ -228,12 +249,7 @@ def pimc_worlds(
     n = legal_slots(base, rules, work)
     state = np.empty_like(position)
     for w in range(worlds.shape[0]):
-        for i in range(n):
-            state[:] = worlds[w]
-            action = base[MOVE_ACTIONS + i]
-            if not apply_move(state, rules, action // SLOTS_PER_CARD, base[MOVE_CAPTURES + i]):
-                rollout(state, rules, work)
-            sums[i] += round_value(state, rules, 0)
+        _add_world(base, n, worlds[w], rules, state, work, sums)
 
 
 # ------------------------------------------------------------------------- inference
@@ -366,13 +382,7 @@ def inferred_worlds(
             c += 1
         out[s] = worlds[c]
         u += step
-        pos = out[s, DECK_POS]
-        for i in range(out[s, DECK_LEN] - pos - 1, 0, -1):
-            j = _below(rng, i + 1)
-            out[s, DECK + pos + i], out[s, DECK + pos + j] = (
-                out[s, DECK + pos + j],
-                out[s, DECK + pos + i],
-            )
+        _shuffle(out[s, DECK + out[s, DECK_POS] : DECK + out[s, DECK_LEN]], rng)
 
 
 # ------------------------------------------------------------------------- IS-MCTS
