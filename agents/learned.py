@@ -20,6 +20,13 @@ if TYPE_CHECKING:
     from .rllib import RLlibPolicy
 
 
+_WARM = False
+"""Whether ``LearnedPolicy.warm_up`` ran in this process."""
+NETWORK_WEIGHT = 0.1
+"""Where ``infer_worlds`` is set, the search's value of a move (round points) plus this times the
+network's log-probability of it is what the policy maximises."""
+
+
 class LearnedPolicy:
     """Acts greedily (the most probable legal action) unless ``sample=True``.
 
@@ -32,7 +39,9 @@ class LearnedPolicy:
     game from the scores (``agents.equity``), ``"points"`` the round's point difference.
     ``infer_worlds`` > 0 (the ``MODEL:infer`` spec): where the endgame search does not apply, a
     PIMC search (``agents.search``) on that many worlds inferred from the deal's plays, the
-    network's log-probabilities (a tenth of a point a nat) breaking near-ties. ``infer``: the
+    network's log-probabilities (a tenth of a point a nat) breaking near-ties; its rollouts
+    play the other sides as the heuristic player (``opponent_model=False``: as the rollout
+    policy, ``agents.search.PIMCPolicy``). ``infer``: the
     endgame search's samples inferred from the deal's plays too (``solve(infer=True)``; by
     default where ``infer_worlds`` is set). A
     sampling policy (``sample=True``, as in training) never searches. ``act_batch`` chooses for
@@ -50,6 +59,7 @@ class LearnedPolicy:
         objective: str = "game",
         infer_worlds: int = 0,
         infer: bool | None = None,
+        opponent_model: bool = True,
     ) -> None:
         if infer_worlds < 0:
             raise ValueError(f"infer_worlds must be 0 (the network) or more, got {infer_worlds!r}")
@@ -69,9 +79,37 @@ class LearnedPolicy:
         if infer_worlds:
             from .search import PIMCPolicy  # the search imports the endgame, as this module does
 
-            self._pimc = PIMCPolicy(infer_worlds, seed=seed or 0, endgame=False, infer=True)
+            self._pimc = PIMCPolicy(infer_worlds, seed=seed or 0, endgame=False, infer=True,
+                                    opponent_model=opponent_model)  # fmt: skip
         self.generator = torch.Generator().manual_seed(seed if seed is not None else 0)
         self.name = name or "learned"
+
+    def warm_up(self) -> None:
+        """Load the compiled kernels this policy's search plays with (numba's disk cache, or a
+        compile the first time), so that its first searched move in a process takes no longer
+        than the later ones: it plays the positions of one heuristic 2p game (the kernels are
+        the same for every table) where each search applies, once a process. ``load_policy``
+        calls it."""
+        global _WARM
+        if self.sample or not (self.endgame or self._pimc is not None) or _WARM:
+            return
+        from bastra_env import raw_env
+
+        from .heuristic import HeuristicPolicy
+
+        env = raw_env(num_players=2)
+        env.reset(seed=0)
+        heuristic, wanted = HeuristicPolicy(), {LAST_DEAL + 16, LAST_DEAL, 0}
+        while wanted and not env.game.done:  # a later deal's position, then the last two deals'
+            observation = env.observe(env.agent_selection)
+            game = env.game
+            left = len(game.deck) - game.deck_pos
+            played = observation["observation"][OFFSETS["deal_played"]].any()  # some to infer from
+            if left in wanted and played and observation["action_mask"].sum() > 1:
+                self.act(observation)
+                wanted.discard(left)
+            env.step(heuristic.act(observation))
+        _WARM = True
 
     def act(self, observation: Observation, env: Any = None) -> int:
         legal_actions(observation)  # refuses an observation with no legal action
@@ -117,8 +155,8 @@ class LearnedPolicy:
                 chosen[i] = max(solved, key=lambda a: (solved[a], float(row[a])))
             elif self._pimc is not None:
                 values = self._pimc.action_values(seen)
-                # the network breaks near-ties: a round point is worth 10 nats
-                chosen[i] = max(values, key=lambda a: values[a] + 0.1 * float(log_probs[i, a]))
+                weight = NETWORK_WEIGHT
+                chosen[i] = max(values, key=lambda a: values[a] + weight * float(log_probs[i, a]))
         return chosen
 
     @torch.no_grad()
@@ -182,7 +220,7 @@ def load_policy(
             ) from error
         return load_rllib_policy(path, sample=sample, seed=seed)
     payload = read_checkpoint(path)
-    return LearnedPolicy(
+    policy = LearnedPolicy(
         build_model(payload),
         sample=sample,
         seed=seed,
@@ -193,3 +231,5 @@ def load_policy(
         infer_worlds=infer_worlds,
         infer=infer,
     )
+    policy.warm_up()
+    return policy

@@ -14,7 +14,9 @@ kernels to the end of the round (``agents.search_kernels``).
 
 With ``infer=True`` (``pimc:64:infer``), PIMC's determinizations are drawn in proportion to how
 likely the other seats' plays of this deal were with those hands (``agents.positions``): a hand
-that would have made a bastra its holder let pass is unlikely.
+that would have made a bastra its holder let pass is unlikely. Its rollouts then play the other
+sides by the same opponent model, the heuristic player on each seat's own observation
+(``opponent_model``), so the search weighs what they would do without seeing my hand.
 
 Once the deck is empty, both play the exact endgame search (``agents.endgame``) where it applies.
 A budget in milliseconds (``pimc:50ms``, ``ismcts:80ms``) searches in chunks until the time is up;
@@ -126,9 +128,15 @@ class _SearchPolicy:
 
 class PIMCPolicy(_SearchPolicy):
     """Perfect-information Monte Carlo with rollouts (module docs); ``budget`` determinizations
-    (or milliseconds)."""
+    (or milliseconds). ``opponent_model`` (by default with ``infer``): in the rollouts the other
+    sides play the heuristic player on their own observations, the model the inference reads
+    their plays by, rather than the rollout policy, which sees every hand of its world."""
 
     kind = "pimc"
+
+    def __init__(self, *args: Any, opponent_model: bool | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.opponent_model = self.infer if opponent_model is None else bool(opponent_model)
 
     def action_values(self, observation: Observation) -> dict[int, float]:
         obs = np.asarray(observation["observation"])
@@ -140,12 +148,14 @@ class PIMCPolicy(_SearchPolicy):
         sums = np.zeros(n)
         rng = decision_seed(self.seed, obs)
 
+        modelled = self.opponent_model
+
         def run(step: int) -> None:
             if self.infer:
                 worlds = inferred_worlds(position, rules, cards, sizes, step, rng)
-                S.pimc_worlds(position, rules, worlds, sums)
+                S.pimc_worlds(position, rules, worlds, sums, modelled)
             else:
-                S.pimc(position, rules, cards, sizes, step, rng, sums)
+                S.pimc(position, rules, cards, sizes, step, rng, sums, modelled)
 
         samples = self._budget_loop(run, chunk=8)
         values = sums / samples

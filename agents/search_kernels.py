@@ -9,8 +9,10 @@ point difference (the searching side's round total minus the other sides' mean) 
 
 The rollout policy plays one ply ahead with the full (determinized) information: the points and
 cards a play takes, minus the best the next player's actual hand could then take off the board it
-leaves (a bastra counted at its value), ties to the lowest action. The kernels are compiled on
-first use and cached on disk (``cache=True``).
+leaves (a bastra counted at its value), ties to the lowest action. A *modelled* rollout plays the
+other sides' seats by the heuristic player instead, on their own observations (what they cannot
+see, they estimate), as the inference models them. The kernels are compiled on first use and
+cached on disk (``cache=True``).
 """
 
 from __future__ import annotations
@@ -196,6 +198,40 @@ def rollout(state: np.ndarray, rules: np.ndarray, work: np.ndarray) -> None:
             return
 
 
+@njit(cache=True)
+def modelled_rollout(
+    state: np.ndarray,
+    rules: np.ndarray,
+    work: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    est: np.ndarray,
+) -> None:
+    """As ``rollout``, but the other sides' seats play the heuristic player on their own
+    observation (``agents.heuristic``: the best gain less the next player's expected best reply,
+    estimated from the cards that seat cannot see), the opponent model of the inference; my
+    side's seats play the rollout policy. ``obs``, ``mask``, ``est``: scratch."""
+    teams = rules[R_TEAMS] != 0
+    while True:
+        count = legal_slots(state, rules, work)
+        seat = state[CURRENT]
+        i = -1
+        if seat != 0 and not (teams and seat == 2) and count > 1:
+            encode(state, rules, seat, obs, mask)
+            if _play_estimates(obs, state[MOVE_ACTIONS : MOVE_ACTIONS + count], CARD_VALUE,
+                               JACK_KEEP, est) == 0:  # fmt: skip
+                best = -1e300
+                for k in range(count):  # the heuristic's choice: the first best
+                    if est[k, 0] - est[k, 1] > best:
+                        best = est[k, 0] - est[k, 1]
+                        i = k
+        if i < 0:
+            i = rollout_index(state, rules, work)
+        action = state[MOVE_ACTIONS + i]
+        if apply_move(state, rules, action // SLOTS_PER_CARD, state[MOVE_CAPTURES + i]):
+            return
+
+
 # ------------------------------------------------------------------------- PIMC
 @njit(cache=True)
 def _add_world(
@@ -206,14 +242,22 @@ def _add_world(
     state: np.ndarray,
     work: np.ndarray,
     sums: np.ndarray,
+    modelled: bool,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    est: np.ndarray,
 ) -> None:
     """Add to ``sums[i]`` the round value of ``base``'s legal move ``i`` (of ``n``, listed by
-    ``legal_slots``) played in ``world`` and rolled out to the round's end."""
+    ``legal_slots``) played in ``world`` and rolled out to the round's end (``modelled``: by
+    ``modelled_rollout``, whose scratch ``obs``, ``mask``, ``est`` are)."""
     for i in range(n):
         state[:] = world
         action = base[MOVE_ACTIONS + i]
         if not apply_move(state, rules, action // SLOTS_PER_CARD, base[MOVE_CAPTURES + i]):
-            rollout(state, rules, work)
+            if modelled:
+                modelled_rollout(state, rules, work, obs, mask, est)
+            else:
+                rollout(state, rules, work)
         sums[i] += round_value(state, rules, 0)
 
 
@@ -226,30 +270,35 @@ def pimc(
     samples: int,
     rng: np.ndarray,
     sums: np.ndarray,
+    modelled: bool = False,
 ) -> None:
     """Add to ``sums[i]`` (legal move ``i`` of ``position``, as ``legal_slots`` orders them) its
-    round value on each of ``samples`` determinizations, every move on the same ones."""
-    work = np.empty(WORK_SIZE, dtype=np.int64)
-    base = position.copy()
-    n = legal_slots(base, rules, work)
-    world = np.empty_like(position)
-    state = np.empty_like(position)
-    for _ in range(samples):
-        determinize(base, cards, sizes, rng, world)
-        _add_world(base, n, world, rules, state, work, sums)
+    round value on each of ``samples`` determinizations, every move on the same ones
+    (``modelled``: the other sides' rollouts by the heuristic player, ``modelled_rollout``)."""
+    worlds = np.empty((samples, position.shape[0]), dtype=np.int64)
+    for w in range(samples):
+        determinize(position, cards, sizes, rng, worlds[w])
+    pimc_worlds(position, rules, worlds, sums, modelled)
 
 
 @njit(cache=True)
 def pimc_worlds(
-    position: np.ndarray, rules: np.ndarray, worlds: np.ndarray, sums: np.ndarray
+    position: np.ndarray,
+    rules: np.ndarray,
+    worlds: np.ndarray,
+    sums: np.ndarray,
+    modelled: bool = False,
 ) -> None:
     """As ``pimc``, on the given determinizations (rows of ``worlds``)."""
     work = np.empty(WORK_SIZE, dtype=np.int64)
     base = position.copy()
     n = legal_slots(base, rules, work)
     state = np.empty_like(position)
+    obs = np.empty(OBSERVATION_SIZE if modelled else 1, dtype=np.float32)
+    mask = np.empty(NUM_ACTIONS, dtype=np.int8)
+    est = np.empty((MAX_LEGAL, NUM_ESTIMATES))
     for w in range(worlds.shape[0]):
-        _add_world(base, n, worlds[w], rules, state, work, sums)
+        _add_world(base, n, worlds[w], rules, state, work, sums, modelled, obs, mask, est)
 
 
 # ------------------------------------------------------------------------- inference
