@@ -75,11 +75,12 @@ class LearnedPolicy:
         self.objective = objective
         self.infer_worlds = infer_worlds
         self.infer = bool(infer_worlds) if infer is None else bool(infer)
-        self._pimc: Any = None
+        self.pimc: Any = None
+        """The PIMC search on inferred worlds (``agents.search.PIMCPolicy``), or None."""
         if infer_worlds:
             from .search import PIMCPolicy  # the search imports the endgame, as this module does
 
-            self._pimc = PIMCPolicy(infer_worlds, seed=seed or 0, endgame=False, infer=True,
+            self.pimc = PIMCPolicy(infer_worlds, seed=seed or 0, endgame=False, infer=True,
                                     opponent_model=opponent_model)  # fmt: skip
         self.generator = torch.Generator().manual_seed(seed if seed is not None else 0)
         self.name = name or "learned"
@@ -91,7 +92,7 @@ class LearnedPolicy:
         the same for every table) where each search applies, once a process. ``load_policy``
         calls it."""
         global _WARM
-        if self.sample or not (self.endgame or self._pimc is not None) or _WARM:
+        if self.sample or not (self.endgame or self.pimc is not None) or _WARM:
             return
         from bastra_env import raw_env
 
@@ -138,7 +139,7 @@ class LearnedPolicy:
             probs = torch.softmax(logits, dim=-1)
             return torch.multinomial(probs, 1, generator=self.generator)[:, 0].numpy()
         chosen = torch.argmax(logits, dim=-1).numpy().astype(np.int64)
-        if not (self.endgame or self._pimc is not None):
+        if not (self.endgame or self.pimc is not None):
             return chosen
         observations, masks = np.asarray(observations), np.asarray(masks)
         deck_left = np.rint(flat[:, OFFSETS["deck_left"].start] * DECK_LEFT_SCALE)
@@ -153,8 +154,8 @@ class LearnedPolicy:
             row = logits[i]
             if solved:
                 chosen[i] = max(solved, key=lambda a: (solved[a], float(row[a])))
-            elif self._pimc is not None:
-                values = self._pimc.action_values(seen)
+            elif self.pimc is not None:
+                values = self.pimc.action_values(seen)
                 weight = NETWORK_WEIGHT
                 chosen[i] = max(values, key=lambda a: values[a] + weight * float(log_probs[i, a]))
         return chosen

@@ -4,6 +4,7 @@ deals, the running figures printed every ``--chunk`` deals.
     python benchmarks/inference_gain.py pimc:64:infer heuristic --mode round --deals 300 --seed 1000
     python benchmarks/inference_gain.py bastra_2p:infer pimc:64 --deals 150 --seed 2026
     python benchmarks/inference_gain.py bastra_4p_teams:infer heuristic --table 4p_teams
+    python benchmarks/inference_gain.py bastra_2p:infer heuristic --no-opponent-model
 
 Players are ``make_policy`` names with their default seeds (``pimc:64``, ``pimc:64:infer``,
 ``bastra_2p``, ``bastra_2p:infer``, ...); in the team game a side is two copies of a player. Deal
@@ -26,7 +27,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agents import make_policy  # noqa: E402
+from agents import PIMCPolicy, make_policy  # noqa: E402
 from agents.evaluate import TABLES, duplicate_match, wilson_interval  # noqa: E402
 
 
@@ -39,9 +40,19 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=100)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--chunk", type=int, default=50, help="deals between printed figures")
+    parser.add_argument(
+        "--no-opponent-model", action="store_true",
+        help="the player's rollouts on inferred worlds play the other sides by the rollout "
+        "policy, not the heuristic player (opponent_model=False)",
+    )  # fmt: skip
     args = parser.parse_args()
     torch.set_num_threads(1)
     player, opponent = make_policy(args.player), make_policy(args.opponent)
+    if args.no_opponent_model:
+        search = player if isinstance(player, PIMCPolicy) else getattr(player, "pimc", None)
+        if search is None or not search.infer:
+            parser.error(f"{args.player} does not search inferred worlds (:infer)")
+        search.opponent_model = False
     wins = draws = games = 0
     points = 0.0
     start = time.perf_counter()

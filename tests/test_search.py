@@ -18,7 +18,7 @@ from agents import search_kernels as S
 from agents.positions import inferred_worlds
 from agents.search import decision_seed, position_of
 from bastra_env import kernels as K
-from bastra_env.layout import NUM_ACTIONS, OBSERVATION_SIZE
+from bastra_env.layout import MAX_LEGAL, NUM_ACTIONS, OBSERVATION_SIZE, SLOTS_PER_CARD
 
 TABLES = [{"num_players": 2}, {"num_players": 3}, {"num_players": 4, "teams": True}]
 
@@ -174,7 +174,7 @@ def test_a_model_with_inference_searches_before_the_endgame_and_is_deterministic
     assert [load_policy("bastra_2p", infer_worlds=16, seed=4).act(o) for o in samples] == first
     assert first != [network.act(o) for o in samples]
     for observation, chosen in zip(samples, first, strict=True):
-        values = model._pimc.action_values(observation)
+        values = model.pimc.action_values(observation)
         assert values[chosen] >= max(values.values()) - 0.5  # a near-tie at most
 
 
@@ -246,6 +246,42 @@ def test_the_deal_plays_make_the_true_hands_likely(table):
     assert np.mean(np.array(true_ll) > np.array(uniform_ll) - 1e-9) > 0.75
     assert np.mean(uniform_ll) < np.mean(true_ll) - 1.0
     assert hits_inferred > 1.08 * hits_uniform
+
+
+@pytest.mark.parametrize("table", TABLES[::2], ids=["2p", "teams"])
+def test_modelled_rollouts_play_the_other_sides_as_the_heuristic_player(table):
+    """In a modelled rollout (what ``pimc:N:infer`` plays out), every play of the other sides is
+    the heuristic player's on that seat's own observation, my side's the rollout policy's: the
+    same round, move for move, as those players stepped one play at a time."""
+    heuristic = HeuristicPolicy()
+    work = np.empty(S.WORK_SIZE, dtype=np.int64)
+    obs = np.empty(OBSERVATION_SIZE, dtype=np.float32)
+    mask = np.empty(NUM_ACTIONS, dtype=np.int8)
+    est = np.empty((MAX_LEGAL, 3))
+    differ = 0
+    for k, (_, observation) in enumerate(positions(table, 9, 60)):
+        position, rules, cards, sizes = position_of(observation["observation"])
+        world = np.empty_like(position)
+        S.determinize(position, cards, sizes, np.array([k], dtype=np.uint64), world)
+        modelled, plain, stepped = world.copy(), world.copy(), world.copy()
+        S.modelled_rollout(modelled, rules, work, obs, mask, est)
+        S.rollout(plain, rules, work)
+        other_side = [s % 2 == 1 if table.get("teams") else s != 0 for s in range(len(sizes))]
+        while True:
+            count = K.legal_slots(stepped, rules, work)
+            seat = stepped[K.CURRENT]
+            if other_side[seat]:
+                K.encode(stepped, rules, seat, obs, mask)
+                action = heuristic.act({"observation": obs, "action_mask": mask})
+                i = list(stepped[K.MOVE_ACTIONS : K.MOVE_ACTIONS + count]).index(action)
+            else:
+                i = S.rollout_index(stepped, rules, work)
+            move = stepped[K.MOVE_ACTIONS + i]
+            if K.apply_move(stepped, rules, move // SLOTS_PER_CARD, stepped[K.MOVE_CAPTURES + i]):
+                break
+        assert np.array_equal(modelled, stepped)
+        differ += not np.array_equal(modelled, plain)
+    assert differ > 10  # the model is not the rollout policy
 
 
 def test_search_plays_legal_moves_to_the_end_of_team_games():
