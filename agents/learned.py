@@ -100,10 +100,11 @@ class LearnedPolicy:
 
         env = raw_env(num_players=2)
         env.reset(seed=0)
+        game = env.game
+        assert game is not None  # reset made it
         heuristic, wanted = HeuristicPolicy(), {LAST_DEAL + 16, LAST_DEAL, 0}
-        while wanted and not env.game.done:  # a later deal's position, then the last two deals'
+        while wanted and not game.done:  # a later deal's position, then the last two deals'
             observation = env.observe(env.agent_selection)
-            game = env.game
             left = len(game.deck) - game.deck_pos
             played = observation["observation"][OFFSETS["deal_played"]].any()  # some to infer from
             if left in wanted and played and observation["action_mask"].sum() > 1:

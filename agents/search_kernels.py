@@ -526,9 +526,12 @@ def ismcts(
                     mean = stats[child, F_VALUE] / visits
                     score = mean + exploration * np.sqrt(np.log(stats[child, F_AVAIL]) / visits)
                     if node == 0 and prior_weight > 0:
-                        score += prior_weight * stats[child, F_PRIOR] * np.sqrt(
-                            stats[child, F_AVAIL]
-                        ) / (1.0 + visits)
+                        score += (
+                            prior_weight
+                            * stats[child, F_PRIOR]
+                            * np.sqrt(stats[child, F_AVAIL])
+                            / (1.0 + visits)
+                        )
                     if score > best:
                         best = score
                         pick = i

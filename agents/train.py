@@ -163,8 +163,10 @@ class Config:
     """"auto" (a GPU when there is one), "cpu" or "cuda"."""
 
     def __post_init__(self) -> None:
-        if isinstance(self.train_rounds, bool) or not isinstance(self.train_rounds, int) or (
-            self.train_rounds < 0
+        if (
+            isinstance(self.train_rounds, bool)
+            or not isinstance(self.train_rounds, int)
+            or (self.train_rounds < 0)
         ):
             raise ValueError(
                 f"config train_rounds must be an int >= 0 (0: whole games), got "

@@ -187,7 +187,9 @@ def test_a_round_robin_is_extended_by_new_players_only(tmp_path, capsys):
     after = json.loads(first.read_text())
     assert after["results"][0] == before["results"][0]
     assert {(r["a"], r["b"]) for r in after["results"]} == {
-        ("random", "greedy"), ("random", "heuristic"), ("greedy", "heuristic")
+        ("random", "greedy"),
+        ("random", "heuristic"),
+        ("greedy", "heuristic"),
     }
     assert set(after["ratings"]) == set(after["rating_intervals"]) == {"random", "greedy",
                                                                        "heuristic"}  # fmt: skip
