@@ -355,6 +355,23 @@ def _legal_of(mask_row: np.ndarray, legal: np.ndarray) -> int:
 
 
 @njit(cache=True)
+def heuristic_index(est: np.ndarray, n: int) -> int:
+    """The heuristic player's choice among the first ``n`` rows of its estimates: ``np.argmax``
+    of gain - reply, the first maximum (the first NaN, were there one)."""
+    best = 0
+    top = est[0, 0] - est[0, 1]
+    if top == top:
+        for row in range(1, n):
+            d = est[row, 0] - est[row, 1]
+            if d != d:
+                return row
+            if d > top:
+                top = d
+                best = row
+    return best
+
+
+@njit(cache=True)
 def _heuristic_actions(
     obs: np.ndarray, mask: np.ndarray, card_value: float, jack_keep: float, chosen: np.ndarray
 ) -> int:
@@ -372,19 +389,7 @@ def _heuristic_actions(
         error = _estimates_row(obs[b], legal, n, card_value, jack_keep, est, caps, work, values)
         if error != 0:
             return error
-        # np.argmax of gain - reply: the first maximum (the first NaN, were there one)
-        best = 0
-        top = est[0, 0] - est[0, 1]
-        if top == top:
-            for row in range(1, n):
-                d = est[row, 0] - est[row, 1]
-                if d != d:
-                    best = row
-                    break
-                if d > top:
-                    top = d
-                    best = row
-        chosen[b] = legal[best]
+        chosen[b] = legal[heuristic_index(est, n)]
     return 0
 
 

@@ -157,8 +157,8 @@ class LearnedPolicy:
                 chosen[i] = max(solved, key=lambda a: (solved[a], float(row[a])))
             elif self.pimc is not None:
                 values = self.pimc.action_values(seen)
-                weight = NETWORK_WEIGHT
-                chosen[i] = max(values, key=lambda a: values[a] + weight * float(log_probs[i, a]))
+                row = log_probs[i]
+                chosen[i] = max(values, key=lambda a: values[a] + NETWORK_WEIGHT * float(row[a]))
         return chosen
 
     @torch.no_grad()

@@ -147,7 +147,6 @@ class PIMCPolicy(_SearchPolicy):
         actions = base[K.MOVE_ACTIONS : K.MOVE_ACTIONS + n].copy()
         sums = np.zeros(n)
         rng = decision_seed(self.seed, obs)
-
         modelled = self.opponent_model
 
         def run(step: int) -> None:

@@ -60,7 +60,7 @@ from bastra_env.kernels import (
 )
 from bastra_env.layout import MAX_LEGAL, NUM_ACTIONS, OBSERVATION_SIZE, SLOTS_PER_CARD
 
-from .compiled import CARD_VALUE, JACK_KEEP, NUM_ESTIMATES, _play_estimates
+from .compiled import CARD_VALUE, JACK_KEEP, NUM_ESTIMATES, _play_estimates, heuristic_index
 
 CARD_WEIGHT = 0.25
 """Points-equivalent of one captured card in the rollout policy (the most-cards bonus)."""
@@ -188,43 +188,30 @@ def round_value(state: np.ndarray, rules: np.ndarray, me: int) -> float:
 
 
 @njit(cache=True)
-def rollout(state: np.ndarray, rules: np.ndarray, work: np.ndarray) -> None:
-    """Play the rollout policy to the end of the round (the state is left just after it)."""
-    while True:
-        legal_slots(state, rules, work)
-        i = rollout_index(state, rules, work)
-        action = state[MOVE_ACTIONS + i]
-        if apply_move(state, rules, action // SLOTS_PER_CARD, state[MOVE_CAPTURES + i]):
-            return
-
-
-@njit(cache=True)
-def modelled_rollout(
+def rollout(
     state: np.ndarray,
     rules: np.ndarray,
     work: np.ndarray,
     obs: np.ndarray,
     mask: np.ndarray,
     est: np.ndarray,
+    modelled: bool = False,
 ) -> None:
-    """As ``rollout``, but the other sides' seats play the heuristic player on their own
-    observation (``agents.heuristic``: the best gain less the next player's expected best reply,
+    """Play the rollout policy to the end of the round (the state is left just after it).
+    ``modelled``: the other sides' seats play the heuristic player on their own observation
+    instead (``agents.heuristic``: the best gain less the next player's expected best reply,
     estimated from the cards that seat cannot see), the opponent model of the inference; my
-    side's seats play the rollout policy. ``obs``, ``mask``, ``est``: scratch."""
+    side's seats keep the rollout policy. ``obs``, ``mask``, ``est``: scratch for the model."""
     teams = rules[R_TEAMS] != 0
     while True:
         count = legal_slots(state, rules, work)
         seat = state[CURRENT]
         i = -1
-        if seat != 0 and not (teams and seat == 2) and count > 1:
+        if modelled and seat != 0 and not (teams and seat == 2) and count > 1:
             encode(state, rules, seat, obs, mask)
             if _play_estimates(obs, state[MOVE_ACTIONS : MOVE_ACTIONS + count], CARD_VALUE,
                                JACK_KEEP, est) == 0:  # fmt: skip
-                best = -1e300
-                for k in range(count):  # the heuristic's choice: the first best
-                    if est[k, 0] - est[k, 1] > best:
-                        best = est[k, 0] - est[k, 1]
-                        i = k
+                i = heuristic_index(est, count)
         if i < 0:
             i = rollout_index(state, rules, work)
         action = state[MOVE_ACTIONS + i]
@@ -248,16 +235,13 @@ def _add_world(
     est: np.ndarray,
 ) -> None:
     """Add to ``sums[i]`` the round value of ``base``'s legal move ``i`` (of ``n``, listed by
-    ``legal_slots``) played in ``world`` and rolled out to the round's end (``modelled``: by
-    ``modelled_rollout``, whose scratch ``obs``, ``mask``, ``est`` are)."""
+    ``legal_slots``) played in ``world`` and rolled out to the round's end (``rollout``, with
+    ``modelled`` and its scratch ``obs``, ``mask``, ``est``)."""
     for i in range(n):
         state[:] = world
         action = base[MOVE_ACTIONS + i]
         if not apply_move(state, rules, action // SLOTS_PER_CARD, base[MOVE_CAPTURES + i]):
-            if modelled:
-                modelled_rollout(state, rules, work, obs, mask, est)
-            else:
-                rollout(state, rules, work)
+            rollout(state, rules, work, obs, mask, est, modelled)
         sums[i] += round_value(state, rules, 0)
 
 
@@ -274,7 +258,7 @@ def pimc(
 ) -> None:
     """Add to ``sums[i]`` (legal move ``i`` of ``position``, as ``legal_slots`` orders them) its
     round value on each of ``samples`` determinizations, every move on the same ones
-    (``modelled``: the other sides' rollouts by the heuristic player, ``modelled_rollout``)."""
+    (``modelled``: the other sides' rollouts by the heuristic player, as ``rollout`` says)."""
     worlds = np.empty((samples, position.shape[0]), dtype=np.int64)
     for w in range(samples):
         determinize(position, cards, sizes, rng, worlds[w])
@@ -472,6 +456,9 @@ def ismcts(
     value up, each node scoring it for the side that chose its move."""
     work = np.empty(WORK_SIZE, dtype=np.int64)
     state = np.empty_like(position)
+    obs = np.empty(1, dtype=np.float32)  # the rollouts' scratch for a model they do not use
+    mask = np.empty(NUM_ACTIONS, dtype=np.int8)
+    est = np.empty((MAX_LEGAL, NUM_ESTIMATES))
     path = np.empty(PLAYS_PER_ROUND + 2, dtype=np.int64)
     child_of = np.empty(MAX_LEGAL, dtype=np.int64)
     capacity = links.shape[0]
@@ -545,7 +532,7 @@ def ismcts(
             if ended or expanded:
                 break
         if not ended:
-            rollout(state, rules, work)
+            rollout(state, rules, work, obs, mask, est)
         value = round_value(state, rules, 0) / VALUE_SCALE
         for k in range(1, depth + 1):
             child = path[k]

@@ -264,8 +264,8 @@ def test_modelled_rollouts_play_the_other_sides_as_the_heuristic_player(table):
         world = np.empty_like(position)
         S.determinize(position, cards, sizes, np.array([k], dtype=np.uint64), world)
         modelled, plain, stepped = world.copy(), world.copy(), world.copy()
-        S.modelled_rollout(modelled, rules, work, obs, mask, est)
-        S.rollout(plain, rules, work)
+        S.rollout(modelled, rules, work, obs, mask, est, True)
+        S.rollout(plain, rules, work, obs, mask, est)
         other_side = [s % 2 == 1 if table.get("teams") else s != 0 for s in range(len(sizes))]
         while True:
             count = K.legal_slots(stepped, rules, work)
