@@ -81,7 +81,7 @@ class LearnedPolicy:
             from .search import PIMCPolicy  # the search imports the endgame, as this module does
 
             self.pimc = PIMCPolicy(infer_worlds, seed=seed or 0, endgame=False, infer=True,
-                                    opponent_model=opponent_model)  # fmt: skip
+                                    opponent_model=opponent_model, objective=objective)  # fmt: skip
         self.generator = torch.Generator().manual_seed(seed if seed is not None else 0)
         self.name = name or "learned"
 

@@ -34,7 +34,8 @@ import numpy as np
 from bastra_env import kernels as K
 
 from . import search_kernels as S
-from .endgame import solve
+from .endgame import OBJECTIVES, solve
+from .equity import MEASURED_SCORING, game_equity
 from .policies import Observation, legal_actions
 from .positions import decision_seed, inferred_worlds, position_of
 
@@ -43,6 +44,21 @@ __all__ = ["ISMCTSPolicy", "PIMCPolicy", "decision_seed", "make_search_policy", 
 SPEC = re.compile(r"^(pimc|ismcts):(\d+)(ms)?(:infer)?(?::(.+))?$")
 """``kind:budget[ms][:infer][:prior]``, e.g. ``pimc:64``, ``ismcts:400``, ``pimc:64:infer``,
 ``ismcts:80ms:bastra_2p``."""
+
+
+NO_EQUITY = np.zeros((1, 1), dtype=np.int64)
+"""``search_kernels.end_value``'s placeholder: the round's point difference is the value."""
+
+
+def round_equity(rules: np.ndarray) -> np.ndarray:
+    """The equity table (``agents.equity``) a position's rules row is scored by with
+    ``objective="game"``: two sides under the scoring the table was measured with; else
+    ``NO_EQUITY`` (three players, other scoring rules: the round's points)."""
+    scoring = [int(rules[K.R_BASTRA]), int(rules[K.R_JACK_BASTRA]), int(rules[K.R_MOST_CARDS])]
+    players, teams = int(rules[K.R_PLAYERS]), bool(rules[K.R_TEAMS])
+    if scoring != list(MEASURED_SCORING.values()) or (players, teams) not in ((2, False), (4, True)):
+        return NO_EQUITY
+    return game_equity("2p" if players == 2 else "4p_teams", int(rules[K.R_TARGET]))
 
 
 class _SearchPolicy:
@@ -134,9 +150,25 @@ class PIMCPolicy(_SearchPolicy):
 
     kind = "pimc"
 
-    def __init__(self, *args: Any, opponent_model: bool | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        opponent_model: bool | None = None,
+        objective: str = "points",
+        honest: bool = False,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(*args, **kwargs)
+        if objective not in OBJECTIVES:
+            raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
         self.opponent_model = self.infer if opponent_model is None else bool(opponent_model)
+        self.objective = objective
+        self.honest = honest
+
+    def _rollout_mode(self) -> int:
+        """``search_kernels.rollout``'s ``modelled``: 2 every seat on its own observation
+        (``honest``), 1 the other sides (``opponent_model``), 0 the rollout policy."""
+        return 2 if self.honest else int(self.opponent_model)
 
     def action_values(self, observation: Observation) -> dict[int, float]:
         obs = np.asarray(observation["observation"])
@@ -147,14 +179,15 @@ class PIMCPolicy(_SearchPolicy):
         actions = base[K.MOVE_ACTIONS : K.MOVE_ACTIONS + n].copy()
         sums = np.zeros(n)
         rng = decision_seed(self.seed, obs)
-        modelled = self.opponent_model
+        modelled = self._rollout_mode()
+        equity = round_equity(rules) if self.objective == "game" else NO_EQUITY
 
         def run(step: int) -> None:
             if self.infer:
                 worlds = inferred_worlds(position, rules, cards, sizes, step, rng)
-                S.pimc_worlds(position, rules, worlds, sums, modelled)
+                S.pimc_worlds(position, rules, worlds, sums, modelled, equity)
             else:
-                S.pimc(position, rules, cards, sizes, step, rng, sums, modelled)
+                S.pimc(position, rules, cards, sizes, step, rng, sums, modelled, equity)
 
         samples = self._budget_loop(run, chunk=8)
         values = sums / samples

@@ -48,6 +48,7 @@ from bastra_env.kernels import (
     R_PLAYERS,
     R_TEAMS,
     RES_TOTAL,
+    SCORES,
     apply_move,
     bastra_kind,
     card_captures,
@@ -61,6 +62,7 @@ from bastra_env.kernels import (
 from bastra_env.layout import MAX_LEGAL, NUM_ACTIONS, OBSERVATION_SIZE, SLOTS_PER_CARD
 
 from .compiled import CARD_VALUE, JACK_KEEP, NUM_ESTIMATES, _play_estimates, heuristic_index
+from .equity import EQUITY_SCALE
 
 CARD_WEIGHT = 0.25
 """Points-equivalent of one captured card in the rollout policy (the most-cards bonus)."""
@@ -188,6 +190,21 @@ def round_value(state: np.ndarray, rules: np.ndarray, me: int) -> float:
 
 
 @njit(cache=True)
+def end_value(state: np.ndarray, rules: np.ndarray, equity: np.ndarray) -> float:
+    """What the searching side (seat 0's) makes of the ended round: its point difference
+    (``round_value``) where ``equity`` is the 1 x 1 placeholder; else, two sides, 100 times
+    its chance of winning the game from the totals reached (``equity[mine, theirs]`` in
+    ``EQUITY_SCALE`` units, the totals clipped to the table) plus a hundredth of the point
+    difference, which decides between moves the chance does not tell apart."""
+    points = round_value(state, rules, 0)
+    if equity.shape[0] == 1:
+        return points
+    top = equity.shape[0] - 1
+    chance = equity[min(state[SCORES], top), min(state[SCORES + 1], top)]
+    return 100.0 * chance / EQUITY_SCALE + 0.01 * points
+
+
+@njit(cache=True)
 def rollout(
     state: np.ndarray,
     rules: np.ndarray,
@@ -195,19 +212,21 @@ def rollout(
     obs: np.ndarray,
     mask: np.ndarray,
     est: np.ndarray,
-    modelled: bool = False,
+    modelled: int = 0,
 ) -> None:
     """Play the rollout policy to the end of the round (the state is left just after it).
-    ``modelled``: the other sides' seats play the heuristic player on their own observation
+    ``modelled`` 1: the other sides' seats play the heuristic player on their own observation
     instead (``agents.heuristic``: the best gain less the next player's expected best reply,
     estimated from the cards that seat cannot see), the opponent model of the inference; my
-    side's seats keep the rollout policy. ``obs``, ``mask``, ``est``: scratch for the model."""
+    side's seats keep the rollout policy. 2: every seat plays the heuristic player on its own
+    observation. ``obs``, ``mask``, ``est``: scratch for the model."""
     teams = rules[R_TEAMS] != 0
     while True:
         count = legal_slots(state, rules, work)
         seat = state[CURRENT]
         i = -1
-        if modelled and seat != 0 and not (teams and seat == 2) and count > 1:
+        mine = seat == 0 or (teams and seat == 2)
+        if count > 1 and (modelled == 2 or (modelled == 1 and not mine)):
             encode(state, rules, seat, obs, mask)
             if _play_estimates(obs, state[MOVE_ACTIONS : MOVE_ACTIONS + count], CARD_VALUE,
                                JACK_KEEP, est) == 0:  # fmt: skip
@@ -229,20 +248,21 @@ def _add_world(
     state: np.ndarray,
     work: np.ndarray,
     sums: np.ndarray,
-    modelled: bool,
+    modelled: int,
+    equity: np.ndarray,
     obs: np.ndarray,
     mask: np.ndarray,
     est: np.ndarray,
 ) -> None:
-    """Add to ``sums[i]`` the round value of ``base``'s legal move ``i`` (of ``n``, listed by
-    ``legal_slots``) played in ``world`` and rolled out to the round's end (``rollout``, with
-    ``modelled`` and its scratch ``obs``, ``mask``, ``est``)."""
+    """Add to ``sums[i]`` the value (``end_value`` with ``equity``) of ``base``'s legal move
+    ``i`` (of ``n``, listed by ``legal_slots``) played in ``world`` and rolled out to the
+    round's end (``rollout``, with ``modelled`` and its scratch ``obs``, ``mask``, ``est``)."""
     for i in range(n):
         state[:] = world
         action = base[MOVE_ACTIONS + i]
         if not apply_move(state, rules, action // SLOTS_PER_CARD, base[MOVE_CAPTURES + i]):
             rollout(state, rules, work, obs, mask, est, modelled)
-        sums[i] += round_value(state, rules, 0)
+        sums[i] += end_value(state, rules, equity)
 
 
 @njit(cache=True)
@@ -254,15 +274,16 @@ def pimc(
     samples: int,
     rng: np.ndarray,
     sums: np.ndarray,
-    modelled: bool = False,
+    modelled: int,
+    equity: np.ndarray,
 ) -> None:
     """Add to ``sums[i]`` (legal move ``i`` of ``position``, as ``legal_slots`` orders them) its
-    round value on each of ``samples`` determinizations, every move on the same ones
-    (``modelled``: the other sides' rollouts by the heuristic player, as ``rollout`` says)."""
+    value (``end_value``) on each of ``samples`` determinizations, every move on the same ones
+    (``modelled``: who plays the heuristic player in the rollouts, as ``rollout`` says)."""
     worlds = np.empty((samples, position.shape[0]), dtype=np.int64)
     for w in range(samples):
         determinize(position, cards, sizes, rng, worlds[w])
-    pimc_worlds(position, rules, worlds, sums, modelled)
+    pimc_worlds(position, rules, worlds, sums, modelled, equity)
 
 
 @njit(cache=True)
@@ -271,7 +292,8 @@ def pimc_worlds(
     rules: np.ndarray,
     worlds: np.ndarray,
     sums: np.ndarray,
-    modelled: bool = False,
+    modelled: int,
+    equity: np.ndarray,
 ) -> None:
     """As ``pimc``, on the given determinizations (rows of ``worlds``)."""
     work = np.empty(WORK_SIZE, dtype=np.int64)
@@ -282,7 +304,8 @@ def pimc_worlds(
     mask = np.empty(NUM_ACTIONS, dtype=np.int8)
     est = np.empty((MAX_LEGAL, NUM_ESTIMATES))
     for w in range(worlds.shape[0]):
-        _add_world(base, n, worlds[w], rules, state, work, sums, modelled, obs, mask, est)
+        _add_world(base, n, worlds[w], rules, state, work, sums, modelled, equity, obs, mask,
+                   est)  # fmt: skip
 
 
 # ------------------------------------------------------------------------- inference

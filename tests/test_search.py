@@ -15,8 +15,9 @@ from agents import (
     policy_problem,
 )
 from agents import search_kernels as S
+from agents.equity import EQUITY_SCALE, game_equity
 from agents.positions import inferred_worlds
-from agents.search import decision_seed, position_of
+from agents.search import NO_EQUITY, decision_seed, position_of, round_equity
 from bastra_env import kernels as K
 from bastra_env.layout import MAX_LEGAL, NUM_ACTIONS, OBSERVATION_SIZE, SLOTS_PER_CARD
 
@@ -75,15 +76,54 @@ def test_at_the_rounds_last_play_pimc_values_are_the_true_round_results(table):
     raise AssertionError("no last play reached")
 
 
+@pytest.mark.parametrize("table", TABLES[::2], ids=["2p", "teams"])
+def test_with_the_game_objective_a_last_play_is_valued_by_the_chance_of_winning(table):
+    """``objective="game"``: at the round's last play (every card known), each action's value
+    is 100 times my side's chance of winning the game from the totals it leads to (the equity
+    table, ``agents.equity``) plus a hundredth of the round's point difference."""
+    checked = 0
+    for env, observation in positions(table, 8, 1200):
+        game = env.game
+        if game.plays != 47:
+            continue
+        side = env.rules.side_of(game.current)
+        equity = game_equity("2p" if table["num_players"] == 2 else "4p_teams", 40)
+        top = len(equity) - 1
+        points = PIMCPolicy(1, endgame=False).action_values(observation)
+        values = PIMCPolicy(1, endgame=False, objective="game").action_values(observation)
+        for action, value in values.items():
+            copy = game.copy()
+            copy.apply(*env._moves()[action])
+            mine, theirs = copy.results[-1].scores[side], copy.results[-1].scores[1 - side]
+            chance = equity[min(mine, top), min(theirs, top)] / EQUITY_SCALE
+            assert value == pytest.approx(100 * chance + 0.01 * points[action])
+        checked += 1
+    assert checked >= 3
+
+
+def test_the_game_objective_applies_where_an_equity_table_was_measured():
+    rules = [position_of(o["observation"])[1] for _, o in positions(TABLES[1], 3, 1)]
+    assert round_equity(rules[0]) is NO_EQUITY  # three players: the round's points
+    other = bastra_env.raw_env(num_players=2, bastra_points=20)
+    other.reset(seed=1)
+    observation = other.observe(other.agent_selection)
+    assert round_equity(position_of(observation["observation"])[1]) is NO_EQUITY
+    two = next(positions(TABLES[0], 3, 1))[1]
+    assert round_equity(position_of(two["observation"])[1]).shape == (241, 241)  # target 40
+    with pytest.raises(ValueError, match="objective"):
+        PIMCPolicy(8, objective="wins")
+
+
 @pytest.mark.parametrize(
     "make",
     [
         lambda: PIMCPolicy(8),
         lambda: PIMCPolicy(8, infer=True),
+        lambda: PIMCPolicy(8, infer=True, objective="game", honest=True),
         lambda: ISMCTSPolicy(60),
         lambda: load_policy("bastra_2p", infer_worlds=8),
     ],
-    ids=["pimc", "pimc-infer", "ismcts", "model-infer"],
+    ids=["pimc", "pimc-infer", "pimc-infer-game-honest", "ismcts", "model-infer"],
 )
 def test_search_players_never_read_a_hidden_card(make):
     """Swapping a card of another hand with one of the deck changes neither the observation nor
@@ -248,11 +288,13 @@ def test_the_deal_plays_make_the_true_hands_likely(table):
     assert hits_inferred > 1.08 * hits_uniform
 
 
+@pytest.mark.parametrize("mode", [1, 2], ids=["others", "honest"])
 @pytest.mark.parametrize("table", TABLES[::2], ids=["2p", "teams"])
-def test_modelled_rollouts_play_the_other_sides_as_the_heuristic_player(table):
+def test_modelled_rollouts_play_the_heuristic_player_on_each_seats_observation(table, mode):
     """In a modelled rollout (what ``pimc:N:infer`` plays out), every play of the other sides is
-    the heuristic player's on that seat's own observation, my side's the rollout policy's: the
-    same round, move for move, as those players stepped one play at a time."""
+    the heuristic player's on that seat's own observation, my side's the rollout policy's (mode
+    1), or every seat's the heuristic player's (mode 2, ``honest=True``): the same round, move
+    for move, as those players stepped one play at a time."""
     heuristic = HeuristicPolicy()
     work = np.empty(S.WORK_SIZE, dtype=np.int64)
     obs = np.empty(OBSERVATION_SIZE, dtype=np.float32)
@@ -264,9 +306,10 @@ def test_modelled_rollouts_play_the_other_sides_as_the_heuristic_player(table):
         world = np.empty_like(position)
         S.determinize(position, cards, sizes, np.array([k], dtype=np.uint64), world)
         modelled, plain, stepped = world.copy(), world.copy(), world.copy()
-        S.rollout(modelled, rules, work, obs, mask, est, True)
+        S.rollout(modelled, rules, work, obs, mask, est, mode)
         S.rollout(plain, rules, work, obs, mask, est)
         other_side = [s % 2 == 1 if table.get("teams") else s != 0 for s in range(len(sizes))]
+        other_side = [side or mode == 2 for side in other_side]
         while True:
             count = K.legal_slots(stepped, rules, work)
             seat = stepped[K.CURRENT]
