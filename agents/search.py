@@ -56,7 +56,8 @@ def round_equity(rules: np.ndarray) -> np.ndarray:
     ``NO_EQUITY`` (three players, other scoring rules: the round's points)."""
     scoring = [int(rules[K.R_BASTRA]), int(rules[K.R_JACK_BASTRA]), int(rules[K.R_MOST_CARDS])]
     players, teams = int(rules[K.R_PLAYERS]), bool(rules[K.R_TEAMS])
-    if scoring != list(MEASURED_SCORING.values()) or (players, teams) not in ((2, False), (4, True)):
+    two_sides = (players, teams) in ((2, False), (4, True))
+    if scoring != list(MEASURED_SCORING.values()) or not two_sides:
         return NO_EQUITY
     return game_equity("2p" if players == 2 else "4p_teams", int(rules[K.R_TARGET]))
 
