@@ -41,7 +41,9 @@ class LearnedPolicy:
     PIMC search (``agents.search``) on that many worlds inferred from the deal's plays, the
     network's log-probabilities (a tenth of a point a nat) breaking near-ties; its rollouts
     play the other sides as the heuristic player (``opponent_model=False``: as the rollout
-    policy, ``agents.search.PIMCPolicy``). ``infer``: the
+    policy, ``agents.search.PIMCPolicy``); that search scores its rollouts by the round's points
+    whatever ``objective`` says (the game's chance there measured no better in full games; the
+    README's inference section). ``infer``: the
     endgame search's samples inferred from the deal's plays too (``solve(infer=True)``; by
     default where ``infer_worlds`` is set). A
     sampling policy (``sample=True``, as in training) never searches. ``act_batch`` chooses for
@@ -81,7 +83,7 @@ class LearnedPolicy:
             from .search import PIMCPolicy  # the search imports the endgame, as this module does
 
             self.pimc = PIMCPolicy(infer_worlds, seed=seed or 0, endgame=False, infer=True,
-                                    opponent_model=opponent_model, objective=objective)  # fmt: skip
+                                    opponent_model=opponent_model)  # fmt: skip
         self.generator = torch.Generator().manual_seed(seed if seed is not None else 0)
         self.name = name or "learned"
 

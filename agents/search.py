@@ -147,7 +147,11 @@ class PIMCPolicy(_SearchPolicy):
     """Perfect-information Monte Carlo with rollouts (module docs); ``budget`` determinizations
     (or milliseconds). ``opponent_model`` (by default with ``infer``): in the rollouts the other
     sides play the heuristic player on their own observations, the model the inference reads
-    their plays by, rather than the rollout policy, which sees every hand of its world."""
+    their plays by, rather than the rollout policy, which sees every hand of its world.
+    ``objective``: what a rollout's end is worth, ``"points"`` (the default) the round's point
+    difference, ``"game"`` 100 times my side's chance of winning the game from the totals it
+    reached (``agents.equity``; two sides under the scoring the table was measured with, else
+    the points) plus a hundredth of the point difference (``search_kernels.end_value``)."""
 
     kind = "pimc"
 
@@ -156,7 +160,6 @@ class PIMCPolicy(_SearchPolicy):
         *args: Any,
         opponent_model: bool | None = None,
         objective: str = "points",
-        honest: bool = False,
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
@@ -164,12 +167,6 @@ class PIMCPolicy(_SearchPolicy):
             raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
         self.opponent_model = self.infer if opponent_model is None else bool(opponent_model)
         self.objective = objective
-        self.honest = honest
-
-    def _rollout_mode(self) -> int:
-        """``search_kernels.rollout``'s ``modelled``: 2 every seat on its own observation
-        (``honest``), 1 the other sides (``opponent_model``), 0 the rollout policy."""
-        return 2 if self.honest else int(self.opponent_model)
 
     def action_values(self, observation: Observation) -> dict[int, float]:
         obs = np.asarray(observation["observation"])
@@ -180,7 +177,7 @@ class PIMCPolicy(_SearchPolicy):
         actions = base[K.MOVE_ACTIONS : K.MOVE_ACTIONS + n].copy()
         sums = np.zeros(n)
         rng = decision_seed(self.seed, obs)
-        modelled = self._rollout_mode()
+        modelled = self.opponent_model
         equity = round_equity(rules) if self.objective == "game" else NO_EQUITY
 
         def run(step: int) -> None:

@@ -212,21 +212,19 @@ def rollout(
     obs: np.ndarray,
     mask: np.ndarray,
     est: np.ndarray,
-    modelled: int = 0,
+    modelled: bool = False,
 ) -> None:
     """Play the rollout policy to the end of the round (the state is left just after it).
-    ``modelled`` 1: the other sides' seats play the heuristic player on their own observation
+    ``modelled``: the other sides' seats play the heuristic player on their own observation
     instead (``agents.heuristic``: the best gain less the next player's expected best reply,
     estimated from the cards that seat cannot see), the opponent model of the inference; my
-    side's seats keep the rollout policy. 2: every seat plays the heuristic player on its own
-    observation. ``obs``, ``mask``, ``est``: scratch for the model."""
+    side's seats keep the rollout policy. ``obs``, ``mask``, ``est``: scratch for the model."""
     teams = rules[R_TEAMS] != 0
     while True:
         count = legal_slots(state, rules, work)
         seat = state[CURRENT]
         i = -1
-        mine = seat == 0 or (teams and seat == 2)
-        if count > 1 and (modelled == 2 or (modelled == 1 and not mine)):
+        if modelled and seat != 0 and not (teams and seat == 2) and count > 1:
             encode(state, rules, seat, obs, mask)
             if _play_estimates(obs, state[MOVE_ACTIONS : MOVE_ACTIONS + count], CARD_VALUE,
                                JACK_KEEP, est) == 0:  # fmt: skip
@@ -248,7 +246,7 @@ def _add_world(
     state: np.ndarray,
     work: np.ndarray,
     sums: np.ndarray,
-    modelled: int,
+    modelled: bool,
     equity: np.ndarray,
     obs: np.ndarray,
     mask: np.ndarray,
@@ -274,12 +272,12 @@ def pimc(
     samples: int,
     rng: np.ndarray,
     sums: np.ndarray,
-    modelled: int,
+    modelled: bool,
     equity: np.ndarray,
 ) -> None:
     """Add to ``sums[i]`` (legal move ``i`` of ``position``, as ``legal_slots`` orders them) its
     value (``end_value``) on each of ``samples`` determinizations, every move on the same ones
-    (``modelled``: who plays the heuristic player in the rollouts, as ``rollout`` says)."""
+    (``modelled``: the other sides' rollouts by the heuristic player, as ``rollout`` says)."""
     worlds = np.empty((samples, position.shape[0]), dtype=np.int64)
     for w in range(samples):
         determinize(position, cards, sizes, rng, worlds[w])
@@ -292,7 +290,7 @@ def pimc_worlds(
     rules: np.ndarray,
     worlds: np.ndarray,
     sums: np.ndarray,
-    modelled: int,
+    modelled: bool,
     equity: np.ndarray,
 ) -> None:
     """As ``pimc``, on the given determinizations (rows of ``worlds``)."""

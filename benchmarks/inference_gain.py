@@ -5,6 +5,7 @@ deals, the running figures printed every ``--chunk`` deals.
     python benchmarks/inference_gain.py bastra_2p:infer pimc:64 --deals 150 --seed 2026
     python benchmarks/inference_gain.py bastra_4p_teams:infer heuristic --table 4p_teams
     python benchmarks/inference_gain.py bastra_2p:infer heuristic --no-opponent-model
+    python benchmarks/inference_gain.py bastra_2p:infer heuristic --objective game
 
 Players are ``make_policy`` names with their default seeds (``pimc:64``, ``pimc:64:infer``,
 ``bastra_2p``, ``bastra_2p:infer``, ...); in the team game a side is two copies of a player. Deal
@@ -28,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from agents import PIMCPolicy, make_policy  # noqa: E402
+from agents.endgame import OBJECTIVES  # noqa: E402
 from agents.evaluate import TABLES, duplicate_match, wilson_interval  # noqa: E402
 
 
@@ -45,14 +47,23 @@ def main() -> None:
         help="the player's rollouts on inferred worlds play the other sides by the rollout "
         "policy, not the heuristic player (opponent_model=False)",
     )  # fmt: skip
+    parser.add_argument(
+        "--objective", choices=OBJECTIVES,
+        help="what the player's PIMC search scores a rollout's end by (PIMCPolicy's objective): "
+        "the round's points, or the chance of winning the game from the totals",
+    )  # fmt: skip
     args = parser.parse_args()
     torch.set_num_threads(1)
     player, opponent = make_policy(args.player), make_policy(args.opponent)
+    search = player if isinstance(player, PIMCPolicy) else getattr(player, "pimc", None)
     if args.no_opponent_model:
-        search = player if isinstance(player, PIMCPolicy) else getattr(player, "pimc", None)
         if search is None or not search.infer:
             parser.error(f"{args.player} does not search inferred worlds (:infer)")
         search.opponent_model = False
+    if args.objective:
+        if search is None:
+            parser.error(f"{args.player} plays no PIMC search (pimc:N, MODEL:infer)")
+        search.objective = args.objective
     wins = draws = games = 0
     points = 0.0
     start = time.perf_counter()

@@ -119,11 +119,11 @@ def test_the_game_objective_applies_where_an_equity_table_was_measured():
     [
         lambda: PIMCPolicy(8),
         lambda: PIMCPolicy(8, infer=True),
-        lambda: PIMCPolicy(8, infer=True, objective="game", honest=True),
+        lambda: PIMCPolicy(8, infer=True, objective="game"),
         lambda: ISMCTSPolicy(60),
         lambda: load_policy("bastra_2p", infer_worlds=8),
     ],
-    ids=["pimc", "pimc-infer", "pimc-infer-game-honest", "ismcts", "model-infer"],
+    ids=["pimc", "pimc-infer", "pimc-infer-game", "ismcts", "model-infer"],
 )
 def test_search_players_never_read_a_hidden_card(make):
     """Swapping a card of another hand with one of the deck changes neither the observation nor
@@ -288,13 +288,11 @@ def test_the_deal_plays_make_the_true_hands_likely(table):
     assert hits_inferred > 1.08 * hits_uniform
 
 
-@pytest.mark.parametrize("mode", [1, 2], ids=["others", "honest"])
 @pytest.mark.parametrize("table", TABLES[::2], ids=["2p", "teams"])
-def test_modelled_rollouts_play_the_heuristic_player_on_each_seats_observation(table, mode):
+def test_modelled_rollouts_play_the_other_sides_as_the_heuristic_player(table):
     """In a modelled rollout (what ``pimc:N:infer`` plays out), every play of the other sides is
-    the heuristic player's on that seat's own observation, my side's the rollout policy's (mode
-    1), or every seat's the heuristic player's (mode 2, ``honest=True``): the same round, move
-    for move, as those players stepped one play at a time."""
+    the heuristic player's on that seat's own observation, my side's the rollout policy's: the
+    same round, move for move, as those players stepped one play at a time."""
     heuristic = HeuristicPolicy()
     work = np.empty(S.WORK_SIZE, dtype=np.int64)
     obs = np.empty(OBSERVATION_SIZE, dtype=np.float32)
@@ -306,10 +304,9 @@ def test_modelled_rollouts_play_the_heuristic_player_on_each_seats_observation(t
         world = np.empty_like(position)
         S.determinize(position, cards, sizes, np.array([k], dtype=np.uint64), world)
         modelled, plain, stepped = world.copy(), world.copy(), world.copy()
-        S.rollout(modelled, rules, work, obs, mask, est, mode)
+        S.rollout(modelled, rules, work, obs, mask, est, True)
         S.rollout(plain, rules, work, obs, mask, est)
         other_side = [s % 2 == 1 if table.get("teams") else s != 0 for s in range(len(sizes))]
-        other_side = [side or mode == 2 for side in other_side]
         while True:
             count = K.legal_slots(stepped, rules, work)
             seat = stepped[K.CURRENT]
