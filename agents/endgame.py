@@ -48,6 +48,7 @@ from .endgame_kernels import (
     I_TOTAL_MINE,
     I_TOTAL_THEIRS,
     LAYOUT_PIECES,
+    POINTS_ONLY,
     read_position,
     search,
 )
@@ -63,7 +64,6 @@ DEAL_PLAYS = 400_000
 OBJECTIVES = ("points", "game")
 """What the search maximises: the round's point difference, or the chance of winning the game
 (``agents.equity``)."""
-_POINTS_ONLY = np.zeros((0, 0), dtype=np.int64)
 
 
 def _inferred_orders(obs: np.ndarray, count: int) -> np.ndarray:
@@ -135,13 +135,14 @@ def solve(
         orders = np.tile(unseen, (deal_samples if left else samples, 1))
         for order in orders:  # as rng.permutation(unseen), one deal after the other
             rng.shuffle(order)
-    equity, scale = _POINTS_ONLY, 1
+    equity, scale = POINTS_ONLY, 1
     if objective == "game":
-        from .equity import EQUITY_SCALE, MEASURED_SCORING, game_equity  # its CLI imports agents
+        from .equity import EQUITY_SCALE, objective_table  # its CLI imports agents
 
-        if info[I_SCORING : I_SCORING + 3].tolist() == list(MEASURED_SCORING.values()):
-            equity = game_equity("2p" if info[I_SEATS] == 2 else "4p_teams", int(info[I_TARGET]))
-            scale = EQUITY_SCALE
+        seats = int(info[I_SEATS])  # the search plays two players or the team game
+        equity = objective_table(seats, seats == 4, info[I_SCORING : I_SCORING + 3].tolist(),
+                                 int(info[I_TARGET]))  # fmt: skip
+        scale = EQUITY_SCALE if equity.size else 1
     totals = info[[I_TOTAL_MINE, I_TOTAL_THEIRS]]
     sums, used = search(info, orders, legal, left // int(info[I_SEATS]),
                         max_plays if left else 0, equity, totals)  # fmt: skip

@@ -38,6 +38,20 @@ RULE_BASTRA, RULE_JACK_BASTRA, RULE_MOST_CARDS, RULE_LAST_PLAY_BASTRA = range(4)
 """Entries of the ``int64[4]`` scoring row the kernels read."""
 _INF = 1 << 40
 """Beyond every round's point difference: the full window's bounds."""
+EQUITY_SCALE = 1_000_000
+"""The unit of an equity table (``agents.equity``): a certain win."""
+POINTS_ONLY = np.zeros((0, 0), dtype=np.int64)
+"""The empty equity table the search kernels take for the round's point difference as the
+value (no game objective)."""
+
+
+@njit(cache=True)
+def equity_at(equity: np.ndarray, mine: int, theirs: int) -> int:
+    """``equity[mine, theirs]``, the totals clipped to the table's last row and column."""
+    top = equity.shape[0] - 1
+    return equity[min(mine, top), min(theirs, top)]
+
+
 _SLOTS = SLOTS_PER_CARD
 
 
@@ -98,8 +112,7 @@ def _game_over(
     totals clipped to its last row and column). ``points_*``: the totals before the round's
     last points (``_round_points``)."""
     to_mine, to_theirs = _round_points(board, last, mine, theirs, scoring)
-    top = equity.shape[0] - 1
-    return equity[min(points_mine + to_mine, top), min(points_theirs + to_theirs, top)]
+    return equity_at(equity, points_mine + to_mine, points_theirs + to_theirs)
 
 
 @njit(cache=True)

@@ -31,8 +31,9 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-EQUITY_SCALE = 1_000_000
-"""The table's unit: a certain win."""
+from .endgame_kernels import EQUITY_SCALE, POINTS_ONLY
+
+__all__ = ["EQUITY_SCALE", "chance", "equity_table", "game_equity", "objective_table"]
 ROUND_POINTS_FILE = Path(__file__).resolve().parent / "pretrained" / "round_points.json"
 """Measured round outcomes per table (``"2p"``, ``"4p_teams"``): ``[points, points, count]``."""
 MEASURED_SCORING = {"bastra_points": 10, "jack_bastra_points": 50, "most_cards_points": 3}
@@ -108,6 +109,17 @@ def game_equity(table: str, target: int) -> np.ndarray:
     result = equity_table(target, read_outcomes(table))
     result.flags.writeable = False
     return result
+
+
+def objective_table(players: int, teams: bool, scoring: Sequence[int], target: int) -> np.ndarray:
+    """The table a search scores a round's end by with ``objective="game"``: ``game_equity``
+    of two players or the team game where ``scoring`` (bastra, jack bastra and most-cards
+    points) is ``MEASURED_SCORING``; else ``POINTS_ONLY`` (three players, other scoring rules:
+    the round's points)."""
+    two_sides = (players, bool(teams)) in ((2, False), (4, True))
+    if not two_sides or [int(p) for p in scoring] != list(MEASURED_SCORING.values()):
+        return POINTS_ONLY
+    return game_equity("2p" if players == 2 else "4p_teams", int(target))
 
 
 def measure(table: str, rounds: int, seed: int, model: str | None = None) -> dict:

@@ -35,7 +35,7 @@ from bastra_env import kernels as K
 
 from . import search_kernels as S
 from .endgame import OBJECTIVES, solve
-from .equity import MEASURED_SCORING, game_equity
+from .endgame_kernels import POINTS_ONLY
 from .policies import Observation, legal_actions
 from .positions import decision_seed, inferred_worlds, position_of
 
@@ -44,22 +44,6 @@ __all__ = ["ISMCTSPolicy", "PIMCPolicy", "decision_seed", "make_search_policy", 
 SPEC = re.compile(r"^(pimc|ismcts):(\d+)(ms)?(:infer)?(?::(.+))?$")
 """``kind:budget[ms][:infer][:prior]``, e.g. ``pimc:64``, ``ismcts:400``, ``pimc:64:infer``,
 ``ismcts:80ms:bastra_2p``."""
-
-
-NO_EQUITY = np.zeros((1, 1), dtype=np.int64)
-"""``search_kernels.end_value``'s placeholder: the round's point difference is the value."""
-
-
-def round_equity(rules: np.ndarray) -> np.ndarray:
-    """The equity table (``agents.equity``) a position's rules row is scored by with
-    ``objective="game"``: two sides under the scoring the table was measured with; else
-    ``NO_EQUITY`` (three players, other scoring rules: the round's points)."""
-    scoring = [int(rules[K.R_BASTRA]), int(rules[K.R_JACK_BASTRA]), int(rules[K.R_MOST_CARDS])]
-    players, teams = int(rules[K.R_PLAYERS]), bool(rules[K.R_TEAMS])
-    two_sides = (players, teams) in ((2, False), (4, True))
-    if scoring != list(MEASURED_SCORING.values()) or not two_sides:
-        return NO_EQUITY
-    return game_equity("2p" if players == 2 else "4p_teams", int(rules[K.R_TARGET]))
 
 
 class _SearchPolicy:
@@ -178,7 +162,13 @@ class PIMCPolicy(_SearchPolicy):
         sums = np.zeros(n)
         rng = decision_seed(self.seed, obs)
         modelled = self.opponent_model
-        equity = round_equity(rules) if self.objective == "game" else NO_EQUITY
+        equity = POINTS_ONLY
+        if self.objective == "game":
+            from .equity import objective_table  # its CLI imports agents
+
+            scoring = rules[[K.R_BASTRA, K.R_JACK_BASTRA, K.R_MOST_CARDS]].tolist()
+            equity = objective_table(int(rules[K.R_PLAYERS]), bool(rules[K.R_TEAMS]), scoring,
+                                     int(rules[K.R_TARGET]))  # fmt: skip
 
         def run(step: int) -> None:
             if self.infer:

@@ -62,7 +62,7 @@ from bastra_env.kernels import (
 from bastra_env.layout import MAX_LEGAL, NUM_ACTIONS, OBSERVATION_SIZE, SLOTS_PER_CARD
 
 from .compiled import CARD_VALUE, JACK_KEEP, NUM_ESTIMATES, _play_estimates, heuristic_index
-from .equity import EQUITY_SCALE
+from .endgame_kernels import EQUITY_SCALE, equity_at
 
 CARD_WEIGHT = 0.25
 """Points-equivalent of one captured card in the rollout policy (the most-cards bonus)."""
@@ -192,15 +192,14 @@ def round_value(state: np.ndarray, rules: np.ndarray, me: int) -> float:
 @njit(cache=True)
 def end_value(state: np.ndarray, rules: np.ndarray, equity: np.ndarray) -> float:
     """What the searching side (seat 0's) makes of the ended round: its point difference
-    (``round_value``) where ``equity`` is the 1 x 1 placeholder; else, two sides, 100 times
-    its chance of winning the game from the totals reached (``equity[mine, theirs]`` in
-    ``EQUITY_SCALE`` units, the totals clipped to the table) plus a hundredth of the point
-    difference, which decides between moves the chance does not tell apart."""
+    (``round_value``) where ``equity`` is empty (``POINTS_ONLY``); else, two sides, 100 times
+    its chance of winning the game from the totals reached (``equity_at``, in
+    ``EQUITY_SCALE`` units) plus a hundredth of the point difference, which decides between
+    moves the chance does not tell apart."""
     points = round_value(state, rules, 0)
-    if equity.shape[0] == 1:
+    if equity.shape[0] == 0:
         return points
-    top = equity.shape[0] - 1
-    chance = equity[min(state[SCORES], top), min(state[SCORES + 1], top)]
+    chance = equity_at(equity, state[SCORES], state[SCORES + 1])
     return 100.0 * chance / EQUITY_SCALE + 0.01 * points
 
 

@@ -15,9 +15,10 @@ from agents import (
     policy_problem,
 )
 from agents import search_kernels as S
-from agents.equity import EQUITY_SCALE, game_equity
+from agents.endgame_kernels import POINTS_ONLY
+from agents.equity import MEASURED_SCORING, chance, game_equity, objective_table
 from agents.positions import inferred_worlds
-from agents.search import NO_EQUITY, decision_seed, position_of, round_equity
+from agents.search import decision_seed, position_of
 from bastra_env import kernels as K
 from bastra_env.layout import MAX_LEGAL, NUM_ACTIONS, OBSERVATION_SIZE, SLOTS_PER_CARD
 
@@ -88,28 +89,31 @@ def test_with_the_game_objective_a_last_play_is_valued_by_the_chance_of_winning(
             continue
         side = env.rules.side_of(game.current)
         equity = game_equity("2p" if table["num_players"] == 2 else "4p_teams", 40)
-        top = len(equity) - 1
         points = PIMCPolicy(1, endgame=False).action_values(observation)
         values = PIMCPolicy(1, endgame=False, objective="game").action_values(observation)
         for action, value in values.items():
             copy = game.copy()
             copy.apply(*env._moves()[action])
             mine, theirs = copy.results[-1].scores[side], copy.results[-1].scores[1 - side]
-            chance = equity[min(mine, top), min(theirs, top)] / EQUITY_SCALE
-            assert value == pytest.approx(100 * chance + 0.01 * points[action])
+            won = chance(equity, mine, theirs)
+            assert value == pytest.approx(100 * won + 0.01 * points[action])
         checked += 1
     assert checked >= 3
 
 
 def test_the_game_objective_applies_where_an_equity_table_was_measured():
-    rules = [position_of(o["observation"])[1] for _, o in positions(TABLES[1], 3, 1)]
-    assert round_equity(rules[0]) is NO_EQUITY  # three players: the round's points
+    measured = list(MEASURED_SCORING.values())
+    assert objective_table(3, False, measured, 100) is POINTS_ONLY
+    assert objective_table(2, False, [20, 50, 3], 100) is POINTS_ONLY
+    assert objective_table(2, False, measured, 40).shape == (241, 241)
+    assert objective_table(4, True, measured, 100) is game_equity("4p_teams", 100)
+    # three players, or scoring the table was not measured under: the round's points
+    three = next(positions(TABLES[1], 3, 1))[1]
     other = bastra_env.raw_env(num_players=2, bastra_points=20)
     other.reset(seed=1)
-    observation = other.observe(other.agent_selection)
-    assert round_equity(position_of(observation["observation"])[1]) is NO_EQUITY
-    two = next(positions(TABLES[0], 3, 1))[1]
-    assert round_equity(position_of(two["observation"])[1]).shape == (241, 241)  # target 40
+    for observation in (three, other.observe(other.agent_selection)):
+        game = PIMCPolicy(4, endgame=False, objective="game").action_values(observation)
+        assert game == PIMCPolicy(4, endgame=False).action_values(observation)
     with pytest.raises(ValueError, match="objective"):
         PIMCPolicy(8, objective="wins")
 
