@@ -37,8 +37,9 @@ import numpy as np
 
 from bastra_env import kernels as K
 from bastra_env.cards import iter_cards
-from bastra_env.layout import OBSERVED_CAP, OFFSETS, SCORING_SCALES
+from bastra_env.layout import MAX_LEGAL, OBSERVED_CAP, OFFSETS, SCORING_SCALES
 
+from . import search_kernels as S
 from .endgame_kernels import (
     I_DECK,
     I_SCORING,
@@ -61,6 +62,9 @@ LAST_DEAL = 8
 """Cards in the two-player round's last deal: what may still be in the deck for ``deals=2``."""
 DEAL_PLAYS = 400_000
 """The plays the two-deal search may search a move: at most about 75 ms on one core here."""
+MODEL_WEIGHT = 0.5
+"""Where the players model the other sides (``opponent_model``), the weight of the value against
+the model in their endgame search (``solve``'s ``model_weight``), the rest minimax's."""
 OBJECTIVES = ("points", "game")
 """What the search maximises: the round's point difference, or the chance of winning the game
 (``agents.equity``)."""
@@ -89,6 +93,7 @@ def solve(
     max_plays: int = DEAL_PLAYS,
     objective: str = "points",
     infer: bool = False,
+    model_weight: float = 0.0,
 ) -> dict[int, float] | None:
     """``{action: expected round point difference for my side under best play}`` over the legal
     actions, or ``None`` where this module does not search (cards left in the deck, three
@@ -107,11 +112,21 @@ def solve(
 
     ``infer=True``: where the search samples (the team game's splits, the two-deal search's
     deals), the samples are drawn in proportion to how likely the other seats' plays of this
-    deal were with those hands (``agents.positions.inferred_worlds``) rather than uniformly."""
+    deal were with those hands (``agents.positions.inferred_worlds``) rather than uniformly.
+
+    ``model_weight`` > 0: once the deck is empty, each action's value is ``1 - model_weight``
+    times the minimax value plus ``model_weight`` times its value against the opponent model
+    (``agents.search_kernels.modelled_endgame``: the other sides play the heuristic player on
+    their own observations, my side the best answers to that), on the same samples. Minimax
+    assumes the other side finds its best play knowing my hand; the model is what the inference
+    and the modelled rollouts already take the other sides to be, and a search against it takes
+    the points such a player leaves. The two-deal search's earlier deal stays minimax."""
     if deals not in (1, 2):
         raise ValueError(f"deals must be 1 (the last deal) or 2 (the last two), got {deals!r}")
     if objective not in OBJECTIVES:
         raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
+    if not 0.0 <= model_weight <= 1.0:
+        raise ValueError(f"model_weight must be in [0, 1], got {model_weight!r}")
     obs = np.asarray(observation["observation"])
     info, legal, unseen = read_position(
         obs,
@@ -146,4 +161,31 @@ def solve(
     totals = info[[I_TOTAL_MINE, I_TOTAL_THEIRS]]
     sums, used = search(info, orders, legal, left // int(info[I_SEATS]),
                         max_plays if left else 0, equity, totals)  # fmt: skip
-    return {a: v / (used * scale) for a, v in zip(legal.tolist(), sums.tolist(), strict=True)}
+    values = {a: v / (used * scale) for a, v in zip(legal.tolist(), sums.tolist(), strict=True)}
+    if model_weight > 0 and left == 0:
+        modelled = _modelled_values(obs, orders, equity)
+        values = {a: (1 - model_weight) * v + model_weight * modelled[a] for a, v in values.items()}
+    return values
+
+
+def _modelled_values(obs: np.ndarray, orders: np.ndarray, equity: np.ndarray) -> dict[int, float]:
+    """``{action: mean value against the opponent model}`` over the worlds ``orders`` deal (rows
+    as ``search`` takes them: seat 1's hand, seat 2's, ...; the deck is empty), each searched by
+    ``agents.search_kernels.modelled_endgame``."""
+    position, rules, _, sizes = position_of(obs)
+    world = position.copy()
+    n = K.legal_slots(world, rules, np.empty(S.WORK_SIZE, dtype=np.int64))
+    actions = world[K.MOVE_ACTIONS : K.MOVE_ACTIONS + n].tolist()  # the same in every world
+    out = np.zeros(MAX_LEGAL)
+    total = np.zeros(MAX_LEGAL)
+    for order in orders:
+        at = 0
+        for seat in range(1, len(sizes)):
+            hand = 0
+            for card in order[at : at + sizes[seat]]:
+                hand |= 1 << int(card)
+            world[K.HANDS + seat] = hand
+            at += sizes[seat]
+        S.modelled_endgame(world, rules, equity, out)
+        total[:n] += out[:n]
+    return {a: v / len(orders) for a, v in zip(actions, total[:n].tolist(), strict=True)}

@@ -11,7 +11,7 @@ import torch
 from bastra_env.layout import DECK_LEFT_SCALE, OFFSETS
 
 from .compiled import batch_arrays
-from .endgame import LAST_DEAL, OBJECTIVES, solve
+from .endgame import LAST_DEAL, MODEL_WEIGHT, OBJECTIVES, solve
 from .features import action_inputs_batch
 from .network import PolicyValueNet, build_model, read_checkpoint
 from .policies import Observation, legal_actions
@@ -40,10 +40,12 @@ class LearnedPolicy:
     ``infer_worlds`` > 0 (the ``MODEL:infer`` spec): where the endgame search does not apply, a
     PIMC search (``agents.search``) on that many worlds inferred from the deal's plays, the
     network's log-probabilities (a tenth of a point a nat) breaking near-ties; its rollouts
-    play the other sides as the heuristic player (``opponent_model=False``: as the rollout
-    policy, ``agents.search.PIMCPolicy``); that search scores its rollouts by the round's points
-    whatever ``objective`` says (the game's chance there measured no better in full games; the
-    README's inference section). ``infer``: the
+    play the other sides as the heuristic player, and once the deck is empty the endgame search
+    values each move half by minimax, half against that model (``solve``'s ``model_weight``,
+    ``MODEL_WEIGHT``; ``opponent_model=False``: neither, the rollout policy in the rollouts and
+    minimax alone, ``agents.search.PIMCPolicy``); that search scores its rollouts by the
+    round's points whatever ``objective`` says (the game's chance there measured no better in
+    full games; the README's inference section). ``infer``: the
     endgame search's samples inferred from the deal's plays too (``solve(infer=True)``; by
     default where ``infer_worlds`` is set). A
     sampling policy (``sample=True``, as in training) never searches. ``act_batch`` chooses for
@@ -77,6 +79,8 @@ class LearnedPolicy:
         self.objective = objective
         self.infer_worlds = infer_worlds
         self.infer = bool(infer_worlds) if infer is None else bool(infer)
+        self.model_weight = MODEL_WEIGHT if infer_worlds and opponent_model else 0.0
+        """The endgame search's weight on the opponent model (``solve``'s ``model_weight``)."""
         self.pimc: Any = None
         """The PIMC search on inferred worlds (``agents.search.PIMCPolicy``), or None."""
         if infer_worlds:
@@ -153,7 +157,8 @@ class LearnedPolicy:
             solved = None
             if searched[i]:  # solve declines where it does not search
                 solved = solve(seen, deals=self.endgame_deals, deal_samples=self.deal_samples,
-                               objective=self.objective, infer=self.infer)  # fmt: skip
+                               objective=self.objective, infer=self.infer,
+                               model_weight=self.model_weight)  # fmt: skip
             row = logits[i]
             if solved:
                 chosen[i] = max(solved, key=lambda a: (solved[a], float(row[a])))

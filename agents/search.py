@@ -18,7 +18,8 @@ that would have made a bastra its holder let pass is unlikely. Its rollouts then
 sides by the same opponent model, the heuristic player on each seat's own observation
 (``opponent_model``), so the search weighs what they would do without seeing my hand.
 
-Once the deck is empty, both play the exact endgame search (``agents.endgame``) where it applies.
+Once the deck is empty, both play the exact endgame search (``agents.endgame``) where it applies
+(with the opponent model, PIMC's endgame values each move half against the model).
 A budget in milliseconds (``pimc:50ms``, ``ismcts:80ms``) searches in chunks until the time is up;
 an iteration budget is deterministic: the same seed and observation give the same action.
 """
@@ -34,7 +35,7 @@ import numpy as np
 from bastra_env import kernels as K
 
 from . import search_kernels as S
-from .endgame import OBJECTIVES, solve
+from .endgame import MODEL_WEIGHT, OBJECTIVES, solve
 from .endgame_kernels import POINTS_ONLY
 from .policies import Observation, legal_actions
 from .positions import decision_seed, inferred_worlds, position_of
@@ -79,7 +80,7 @@ class _SearchPolicy:
         if len(legal) == 1:
             return int(legal[0])
         if self.endgame:
-            solved = solve(observation)
+            solved = solve(observation, model_weight=MODEL_WEIGHT if self.models_others else 0.0)
             if solved:
                 return max(solved, key=lambda a: (solved[a], -a))
         start = time.perf_counter()
@@ -97,6 +98,12 @@ class _SearchPolicy:
             ],
             dtype=np.int64,
         )
+
+    @property
+    def models_others(self) -> bool:
+        """Whether the search plays the other sides by the opponent model (PIMC's
+        ``opponent_model``): then its endgame search weighs that model too (``MODEL_WEIGHT``)."""
+        return False
 
     def action_values(self, observation: Observation) -> dict[int, float]:
         raise NotImplementedError
@@ -131,7 +138,9 @@ class PIMCPolicy(_SearchPolicy):
     """Perfect-information Monte Carlo with rollouts (module docs); ``budget`` determinizations
     (or milliseconds). ``opponent_model`` (by default with ``infer``): in the rollouts the other
     sides play the heuristic player on their own observations, the model the inference reads
-    their plays by, rather than the rollout policy, which sees every hand of its world.
+    their plays by, rather than the rollout policy, which sees every hand of its world; and once
+    the deck is empty the endgame search values each move half by minimax, half against that
+    model (``solve``'s ``model_weight``).
     ``objective``: what a rollout's end is worth, ``"points"`` (the default) the round's point
     difference, ``"game"`` 100 times my side's chance of winning the game from the totals it
     reached (``agents.equity``; two sides under the scoring the table was measured with, else
@@ -151,6 +160,10 @@ class PIMCPolicy(_SearchPolicy):
             raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
         self.opponent_model = self.infer if opponent_model is None else bool(opponent_model)
         self.objective = objective
+
+    @property
+    def models_others(self) -> bool:
+        return self.opponent_model
 
     def action_values(self, observation: Observation) -> dict[int, float]:
         obs = np.asarray(observation["observation"])

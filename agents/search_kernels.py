@@ -305,6 +305,134 @@ def pimc_worlds(
                    est)  # fmt: skip
 
 
+# ------------------------------------------------------------------------- the modelled endgame
+@njit(cache=True)
+def _model_moves(
+    state: np.ndarray,
+    rules: np.ndarray,
+    work: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    est: np.ndarray,
+) -> bool:
+    """Play the other sides' seats by the opponent model (the heuristic player on each seat's own
+    observation) until my side is to move; returns whether the round ended on the way."""
+    teams = rules[R_TEAMS] != 0
+    while True:
+        seat = state[CURRENT]
+        if seat == 0 or (teams and seat == 2):
+            return False
+        count = legal_slots(state, rules, work)
+        i = 0
+        if count > 1:
+            encode(state, rules, seat, obs, mask)
+            if _play_estimates(obs, state[MOVE_ACTIONS : MOVE_ACTIONS + count], CARD_VALUE,
+                               JACK_KEEP, est) == 0:  # fmt: skip
+                i = heuristic_index(est, count)
+            else:
+                i = rollout_index(state, rules, work)
+        action = state[MOVE_ACTIONS + i]
+        if apply_move(state, rules, action // SLOTS_PER_CARD, state[MOVE_CAPTURES + i]):
+            return True
+
+
+@njit(cache=True)
+def banked_difference(state: np.ndarray, rules: np.ndarray) -> float:
+    """The points already made this round (card points captured, bastras), my side's less the
+    other sides' mean, as ``round_value`` weighs the sides: what the endgame search's point values
+    leave out (they are the rest of the round's point difference)."""
+    n = rules[R_PLAYERS]
+    teams = rules[R_TEAMS] != 0
+    sides = 2 if teams else n
+    made = np.zeros(sides)
+    for seat in range(n):
+        made[seat % 2 if teams else seat] += (
+            card_points(state[CAPTURED + seat])
+            + state[BASTRAS + seat] * rules[R_BASTRA]
+            + state[JACK_BASTRAS + seat] * rules[R_JACK_BASTRA]
+        )
+    return made[0] - (made.sum() - made[0]) / (sides - 1)
+
+
+@njit(cache=True)
+def _chance_or_points(
+    state: np.ndarray, rules: np.ndarray, equity: np.ndarray, banked: float
+) -> float:
+    """The ended round's value as the endgame search gives it: my side's point difference from
+    the search's start (``round_value`` less ``banked``) where ``equity`` is empty, else its
+    chance (0 to 1) of winning the game from the totals reached."""
+    if equity.shape[0] == 0:
+        return round_value(state, rules, 0) - banked
+    return equity_at(equity, state[SCORES], state[SCORES + 1]) / EQUITY_SCALE
+
+
+@njit(cache=True)
+def _list_moves(
+    state: np.ndarray,
+    rules: np.ndarray,
+    work: np.ndarray,
+    actions: np.ndarray,
+    captures: np.ndarray,
+) -> int:
+    """Copy ``state``'s legal moves (``legal_slots``) into ``actions`` and ``captures``."""
+    n = legal_slots(state, rules, work)
+    actions[:n] = state[MOVE_ACTIONS : MOVE_ACTIONS + n]
+    captures[:n] = state[MOVE_CAPTURES : MOVE_CAPTURES + n]
+    return n
+
+
+@njit(cache=True)
+def modelled_endgame(world: np.ndarray, rules: np.ndarray, equity: np.ndarray,
+                     out: np.ndarray) -> int:  # fmt: skip
+    """``out[i]``: the value (``_chance_or_points``: as ``agents.endgame.solve`` gives it, the
+    rest of the round's point difference or the chance of winning the game) of ``world``'s legal
+    move ``i`` (seat 0 to move, as ``legal_slots`` orders them) when the other sides play the
+    opponent model to the round's end and my side (my partner too) answers with the best plays
+    against it, every hand of ``world`` known: a depth-first search over my side's plays alone,
+    the model's plays forced between them. Returns the number of legal moves. Meant for the
+    round's last deal, where a search over my side's plays is small."""
+    work = np.empty(WORK_SIZE, dtype=np.int64)
+    obs = np.empty(OBSERVATION_SIZE, dtype=np.float32)
+    mask = np.empty(NUM_ACTIONS, dtype=np.int8)
+    est = np.empty((MAX_LEGAL, NUM_ESTIMATES))
+    depth_cap = PLAYS_PER_ROUND + 1
+    states = np.empty((depth_cap, world.shape[0]), dtype=np.int64)
+    actions = np.empty((depth_cap, MAX_LEGAL), dtype=np.int64)
+    captures = np.empty((depth_cap, MAX_LEGAL), dtype=np.int64)
+    count = np.zeros(depth_cap, dtype=np.int64)
+    at = np.zeros(depth_cap, dtype=np.int64)
+    best = np.full(depth_cap, -np.inf)
+    states[0] = world
+    banked = banked_difference(world, rules)
+    count[0] = _list_moves(states[0], rules, work, actions[0], captures[0])
+    depth = 0
+    while True:
+        if at[depth] == count[depth]:  # every move of this node searched: back up its best
+            if depth == 0:
+                return count[0]
+            depth -= 1
+            value = best[depth + 1]
+        else:
+            i = at[depth]
+            at[depth] += 1
+            child = states[depth + 1]
+            child[:] = states[depth]
+            action = actions[depth, i]
+            ended = apply_move(child, rules, action // SLOTS_PER_CARD, captures[depth, i])
+            if not ended:
+                ended = _model_moves(child, rules, work, obs, mask, est)
+            if not ended:  # my side to move again: search its moves
+                depth += 1
+                count[depth] = _list_moves(child, rules, work, actions[depth], captures[depth])
+                at[depth] = 0
+                best[depth] = -np.inf
+                continue
+            value = _chance_or_points(child, rules, equity, banked)
+        if depth == 0:
+            out[at[0] - 1] = value
+        best[depth] = max(best[depth], value)
+
+
 # ------------------------------------------------------------------------- inference
 # What the other seats' plays of this deal say of their hands: a world (every hand dealt) is
 # rewound play by play through the deal's public history (the DEAL_ block of the position), and

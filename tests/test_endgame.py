@@ -65,6 +65,42 @@ def test_two_player_search_value_is_what_best_play_scores(rules):
         assert total[me] - total[1 - me] - before == predicted, seed
 
 
+@pytest.mark.parametrize("rules", [{}, {"last_play_bastra": False, "most_cards_points": 5}])
+def test_against_the_opponent_model_the_value_is_what_the_best_answer_to_it_scores(rules):
+    """``model_weight=1``: the other seat plays the heuristic player (the opponent model) and mine
+    the search's best move against it, through the last deal; the round's final point difference
+    is exactly the value given at the first play, and no move is worth less against the model
+    than under minimax (the best answer to one strategy does at least as well as against the
+    worst); ``model_weight=0.5`` is the mean of the two."""
+    heuristic = HeuristicPolicy()
+    for seed in range(25):
+        env = bastra_env.raw_env(num_players=2, max_rounds=1, **rules)
+        env.reset(seed=seed)
+        play_to_last_deal(env, heuristic)
+        game = env.game
+        me = game.current
+        seen = env.observe(env.agent_selection)
+        modelled, minimax = solve(seen, model_weight=1.0), solve(seen)
+        assert set(modelled) == set(np.flatnonzero(seen["action_mask"]))
+        assert all(modelled[a] >= minimax[a] for a in minimax)
+        assert solve(seen, model_weight=0.5) == pytest.approx(
+            {a: (modelled[a] + minimax[a]) / 2 for a in minimax}
+        )
+        predicted = max(modelled.values())
+        before = banked(game, me)
+        while not game.done:
+            seen = env.observe(env.agent_selection)
+            if game.current == me:
+                values = solve(seen, model_weight=1.0)
+                env.step(max(values, key=values.get))
+            else:
+                env.step(heuristic.act(seen))
+        total = game.results[-1].total
+        assert total[me] - total[1 - me] - before == predicted, seed
+    with pytest.raises(ValueError, match="model_weight"):
+        solve(seen, model_weight=1.5)
+
+
 def known_world(game) -> np.ndarray:
     """The real cards hidden from the seat to move, as ``search`` takes a deal's order: the
     other hand, then the last deal (this seat's four, the other's four), read by playing a copy
@@ -394,5 +430,8 @@ def test_inferred_samples_are_deterministic_and_never_read_a_hidden_card(table):
         swapped = env.observe(env.agent_selection)
         assert np.array_equal(swapped["observation"], seen["observation"])
         assert solve(swapped, infer=True, **kwargs) == values
+        if not two:  # the search against the opponent model reads no hidden card either
+            modelled = solve(seen, infer=True, model_weight=0.5, **kwargs)
+            assert solve(swapped, infer=True, model_weight=0.5, **kwargs) == modelled
         checked += 1
     assert checked >= 4 and differed >= 1
