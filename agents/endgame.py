@@ -70,6 +70,16 @@ OBJECTIVES = ("points", "game")
 (``agents.equity``)."""
 
 
+def checked_model_weight(weight: float | None, opponent_model: bool) -> float:
+    """A player's ``model_weight`` for ``solve``: ``MODEL_WEIGHT`` where it models the other sides
+    and none is given, else 0 unless given; ``ValueError`` outside [0, 1]."""
+    if weight is None:
+        return MODEL_WEIGHT if opponent_model else 0.0
+    if not 0.0 <= weight <= 1.0:
+        raise ValueError(f"model_weight must be in [0, 1], got {weight!r}")
+    return float(weight)
+
+
 def _inferred_orders(obs: np.ndarray, count: int) -> np.ndarray:
     """``count`` rows of the unseen cards as ``search`` takes them (seat 1's hand, seat 2's, ...,
     then the deck's rest), from worlds drawn by inference from the deal's plays."""
@@ -125,8 +135,7 @@ def solve(
         raise ValueError(f"deals must be 1 (the last deal) or 2 (the last two), got {deals!r}")
     if objective not in OBJECTIVES:
         raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
-    if not 0.0 <= model_weight <= 1.0:
-        raise ValueError(f"model_weight must be in [0, 1], got {model_weight!r}")
+    checked_model_weight(model_weight, False)
     obs = np.asarray(observation["observation"])
     info, legal, unseen = read_position(
         obs,

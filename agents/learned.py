@@ -11,7 +11,7 @@ import torch
 from bastra_env.layout import DECK_LEFT_SCALE, OFFSETS
 
 from .compiled import batch_arrays
-from .endgame import LAST_DEAL, MODEL_WEIGHT, OBJECTIVES, solve
+from .endgame import LAST_DEAL, OBJECTIVES, checked_model_weight, solve
 from .features import action_inputs_batch
 from .network import PolicyValueNet, build_model, read_checkpoint
 from .policies import Observation, legal_actions
@@ -39,16 +39,16 @@ class LearnedPolicy:
     game from the scores (``agents.equity``), ``"points"`` the round's point difference.
     ``infer_worlds`` > 0 (the ``MODEL:infer`` spec): where the endgame search does not apply, a
     PIMC search (``agents.search``) on that many worlds inferred from the deal's plays, the
-    network's log-probabilities (a tenth of a point a nat) breaking near-ties; its rollouts
-    play the other sides as the heuristic player, and once the deck is empty the endgame search
-    values each move half by minimax, half against that model (``solve``'s ``model_weight``,
-    ``MODEL_WEIGHT``; ``opponent_model=False``: neither, the rollout policy in the rollouts and
-    minimax alone, ``agents.search.PIMCPolicy``); that search scores its rollouts by the
-    round's points whatever ``objective`` says (the game's chance there measured no better in
-    full games; the README's inference section). ``infer``: the
-    endgame search's samples inferred from the deal's plays too (``solve(infer=True)``; by
-    default where ``infer_worlds`` is set). A
-    sampling policy (``sample=True``, as in training) never searches. ``act_batch`` chooses for
+    network's log-probabilities (a tenth of a point a nat) breaking near-ties. Its rollouts play
+    the other sides as the heuristic player, and once the deck is empty the endgame search values
+    each move half by minimax, half against that model (``model_weight``: by default
+    ``agents.endgame.MODEL_WEIGHT`` there, 0 elsewhere; ``solve``'s). ``opponent_model=False``:
+    the rollout policy in the rollouts and minimax alone (``agents.search.PIMCPolicy``). That
+    search scores its rollouts by the round's points whatever ``objective`` says (the game's
+    chance there measured no better in full games; the README's inference section). ``infer``:
+    the endgame search's samples inferred from the deal's plays too (``solve(infer=True)``; by
+    default where ``infer_worlds`` is set). A sampling policy (``sample=True``, as in training)
+    never searches. ``act_batch`` chooses for
     many observations with one forward pass."""
 
     def __init__(
@@ -64,6 +64,7 @@ class LearnedPolicy:
         infer_worlds: int = 0,
         infer: bool | None = None,
         opponent_model: bool = True,
+        model_weight: float | None = None,
     ) -> None:
         if infer_worlds < 0:
             raise ValueError(f"infer_worlds must be 0 (the network) or more, got {infer_worlds!r}")
@@ -79,7 +80,8 @@ class LearnedPolicy:
         self.objective = objective
         self.infer_worlds = infer_worlds
         self.infer = bool(infer_worlds) if infer is None else bool(infer)
-        self.model_weight = MODEL_WEIGHT if infer_worlds and opponent_model else 0.0
+        modelled = bool(infer_worlds) and opponent_model
+        self.model_weight = checked_model_weight(model_weight, modelled)
         """The endgame search's weight on the opponent model (``solve``'s ``model_weight``)."""
         self.pimc: Any = None
         """The PIMC search on inferred worlds (``agents.search.PIMCPolicy``), or None."""
@@ -213,11 +215,13 @@ def load_policy(
     objective: str = "game",
     infer_worlds: int = 0,
     infer: bool | None = None,
+    model_weight: float | None = None,
 ) -> LearnedPolicy | RLlibPolicy:
     """The policy of a checkpoint (``final.pt``, a periodic one), of a packaged model by name
     (``"bastra_2p"``, ``"bastra_4p_teams"``), or of an RLlib checkpoint directory
     (``agents.rllib``; needs ``ray[rllib]``). ``endgame``, ``endgame_deals``, ``objective``,
-    ``infer_worlds`` and ``infer``: the search at play time (``LearnedPolicy``)."""
+    ``infer_worlds``, ``infer`` and ``model_weight``: the search at play time
+    (``LearnedPolicy``)."""
     path = checkpoint_path(path)
     if path.is_dir():
         try:
@@ -239,6 +243,7 @@ def load_policy(
         objective=objective,
         infer_worlds=infer_worlds,
         infer=infer,
+        model_weight=model_weight,
     )
     policy.warm_up()
     return policy

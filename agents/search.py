@@ -35,7 +35,7 @@ import numpy as np
 from bastra_env import kernels as K
 
 from . import search_kernels as S
-from .endgame import MODEL_WEIGHT, OBJECTIVES, solve
+from .endgame import OBJECTIVES, checked_model_weight, solve
 from .endgame_kernels import POINTS_ONLY
 from .policies import Observation, legal_actions
 from .positions import decision_seed, inferred_worlds, position_of
@@ -74,13 +74,15 @@ class _SearchPolicy:
             self.name += ":infer"
         self.decisions = 0
         self.search_seconds = 0.0
+        self.model_weight = 0.0
+        """The endgame search's weight on the opponent model (``solve``'s ``model_weight``)."""
 
     def act(self, observation: Observation, env: Any = None) -> int:
         legal = legal_actions(observation)
         if len(legal) == 1:
             return int(legal[0])
         if self.endgame:
-            solved = solve(observation, model_weight=MODEL_WEIGHT if self.models_others else 0.0)
+            solved = solve(observation, model_weight=self.model_weight)
             if solved:
                 return max(solved, key=lambda a: (solved[a], -a))
         start = time.perf_counter()
@@ -98,12 +100,6 @@ class _SearchPolicy:
             ],
             dtype=np.int64,
         )
-
-    @property
-    def models_others(self) -> bool:
-        """Whether the search plays the other sides by the opponent model (PIMC's
-        ``opponent_model``): then its endgame search weighs that model too (``MODEL_WEIGHT``)."""
-        return False
 
     def action_values(self, observation: Observation) -> dict[int, float]:
         raise NotImplementedError
@@ -140,7 +136,7 @@ class PIMCPolicy(_SearchPolicy):
     sides play the heuristic player on their own observations, the model the inference reads
     their plays by, rather than the rollout policy, which sees every hand of its world; and once
     the deck is empty the endgame search values each move half by minimax, half against that
-    model (``solve``'s ``model_weight``).
+    model (``model_weight``, by default ``MODEL_WEIGHT`` with the model, else 0: ``solve``'s).
     ``objective``: what a rollout's end is worth, ``"points"`` (the default) the round's point
     difference, ``"game"`` 100 times my side's chance of winning the game from the totals it
     reached (``agents.equity``; two sides under the scoring the table was measured with, else
@@ -153,6 +149,7 @@ class PIMCPolicy(_SearchPolicy):
         *args: Any,
         opponent_model: bool | None = None,
         objective: str = "points",
+        model_weight: float | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
@@ -160,10 +157,7 @@ class PIMCPolicy(_SearchPolicy):
             raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
         self.opponent_model = self.infer if opponent_model is None else bool(opponent_model)
         self.objective = objective
-
-    @property
-    def models_others(self) -> bool:
-        return self.opponent_model
+        self.model_weight = checked_model_weight(model_weight, self.opponent_model)
 
     def action_values(self, observation: Observation) -> dict[int, float]:
         obs = np.asarray(observation["observation"])

@@ -6,6 +6,7 @@ deals, the running figures printed every ``--chunk`` deals.
     python benchmarks/inference_gain.py bastra_4p_teams:infer heuristic --table 4p_teams
     python benchmarks/inference_gain.py bastra_2p:infer heuristic --no-opponent-model
     python benchmarks/inference_gain.py bastra_2p:infer heuristic --objective game
+    python benchmarks/inference_gain.py bastra_2p:infer heuristic --model-weight 0
 
 Players are ``make_policy`` names with their default seeds (``pimc:64``, ``pimc:64:infer``,
 ``bastra_2p``, ``bastra_2p:infer``, ...); in the team game a side is two copies of a player. Deal
@@ -29,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from agents import PIMCPolicy, make_policy  # noqa: E402
-from agents.endgame import OBJECTIVES  # noqa: E402
+from agents.endgame import OBJECTIVES, checked_model_weight  # noqa: E402
 from agents.evaluate import TABLES, duplicate_match, wilson_interval  # noqa: E402
 
 
@@ -45,7 +46,13 @@ def main() -> None:
     parser.add_argument(
         "--no-opponent-model", action="store_true",
         help="the player's rollouts on inferred worlds play the other sides by the rollout "
-        "policy, not the heuristic player (opponent_model=False)",
+        "policy, not the heuristic player, and its endgame search is minimax alone "
+        "(opponent_model=False)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--model-weight", type=float,
+        help="the weight of the opponent model in the player's endgame search, the rest "
+        "minimax's (solve's model_weight; the player's own by default)",
     )  # fmt: skip
     parser.add_argument(
         "--objective", choices=OBJECTIVES,
@@ -60,6 +67,14 @@ def main() -> None:
         if search is None or not search.infer:
             parser.error(f"{args.player} does not search inferred worlds (:infer)")
         search.opponent_model = False
+        player.model_weight = 0.0
+    if args.model_weight is not None:
+        if not hasattr(player, "model_weight"):
+            parser.error(f"{args.player} plays no endgame search (a search player or a model)")
+        try:
+            player.model_weight = checked_model_weight(args.model_weight, False)
+        except ValueError as error:
+            parser.error(str(error))
     if args.objective:
         if search is None:
             parser.error(f"{args.player} plays no PIMC search (pimc:N, MODEL:infer)")

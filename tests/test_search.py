@@ -15,6 +15,7 @@ from agents import (
     policy_problem,
 )
 from agents import search_kernels as S
+from agents.endgame import MODEL_WEIGHT, solve
 from agents.endgame_kernels import POINTS_ONLY
 from agents.equity import MEASURED_SCORING, chance, game_equity, objective_table
 from agents.positions import inferred_worlds
@@ -220,6 +221,32 @@ def test_a_model_with_inference_searches_before_the_endgame_and_is_deterministic
     for observation, chosen in zip(samples, first, strict=True):
         values = model.pimc.action_values(observation)
         assert values[chosen] >= max(values.values()) - 0.5  # a near-tie at most
+
+
+def test_players_that_model_the_other_sides_weigh_the_model_in_the_endgame():
+    """``opponent_model`` (on with inference) brings the endgame search's ``model_weight``
+    (``MODEL_WEIGHT``) with it, for the search players and the models alike; the search player's
+    endgame move is the best of ``solve(model_weight=...)``; a weight outside [0, 1] is refused."""
+    assert PIMCPolicy(8, infer=True).model_weight == MODEL_WEIGHT == 0.5
+    assert PIMCPolicy(8).model_weight == 0.0 == ISMCTSPolicy(10).model_weight
+    assert PIMCPolicy(8, infer=True, opponent_model=False).model_weight == 0.0
+    assert PIMCPolicy(8, model_weight=0.25).model_weight == 0.25
+    assert load_policy("bastra_2p", infer_worlds=8).model_weight == MODEL_WEIGHT
+    assert load_policy("bastra_2p").model_weight == 0.0
+    assert load_policy("bastra_2p", infer_worlds=8, model_weight=0.0).model_weight == 0.0
+    for make in (lambda: PIMCPolicy(8, model_weight=-0.1),
+                 lambda: load_policy("bastra_2p", model_weight=1.5)):  # fmt: skip
+        with pytest.raises(ValueError, match="model_weight"):
+            make()
+    player, checked = PIMCPolicy(8, infer=True), 0
+    for env, observation in heuristic_positions({"num_players": 2}, 3, 400):
+        game = env.game
+        if game.deck_pos < len(game.deck) or observation["action_mask"].sum() < 2:
+            continue
+        values = solve(observation, model_weight=MODEL_WEIGHT)
+        assert player.act(observation) == max(values, key=lambda a: (values[a], -a))
+        checked += 1
+    assert checked >= 20
 
 
 def heuristic_positions(table, seed, count):
