@@ -130,7 +130,9 @@ def solve(
     their own observations, my side the best answers to that), on the same samples. Minimax
     assumes the other side finds its best play knowing my hand; the model is what the inference
     and the modelled rollouts already take the other sides to be, and a search against it takes
-    the points such a player leaves. The two-deal search's earlier deal stays minimax."""
+    the points such a player leaves. In the two-deal search's earlier deal the value against the
+    model is each move rolled out in each sample, the other side playing the model (PIMC with
+    modelled rollouts, as ``pimc:N:infer`` plays that deal)."""
     if deals not in (1, 2):
         raise ValueError(f"deals must be 1 (the last deal) or 2 (the last two), got {deals!r}")
     if objective not in OBJECTIVES:
@@ -171,30 +173,43 @@ def solve(
     sums, used = search(info, orders, legal, left // int(info[I_SEATS]),
                         max_plays if left else 0, equity, totals)  # fmt: skip
     values = {a: v / (used * scale) for a, v in zip(legal.tolist(), sums.tolist(), strict=True)}
-    if model_weight > 0 and left == 0:
+    if model_weight > 0:
         modelled = _modelled_values(obs, orders, equity)
         values = {a: (1 - model_weight) * v + model_weight * modelled[a] for a, v in values.items()}
     return values
 
 
 def _modelled_values(obs: np.ndarray, orders: np.ndarray, equity: np.ndarray) -> dict[int, float]:
-    """``{action: mean value against the opponent model}`` over the worlds ``orders`` deal (rows
-    as ``search`` takes them: seat 1's hand, seat 2's, ...; the deck is empty), each searched by
-    ``agents.search_kernels.modelled_endgame``."""
+    """``{action: mean value against the opponent model}``, in ``solve``'s units, over the worlds
+    ``orders`` deal (rows as ``search`` takes them: seat 1's hand, seat 2's, ..., then the deck's
+    rest). With the deck empty each world is searched by ``search_kernels.modelled_endgame``;
+    in the last-but-one deal each move is rolled out to the round's end in each world, the other
+    sides playing the model (``search_kernels.pimc_worlds`` with modelled rollouts, what
+    ``pimc:N:infer`` plays there), and the values brought to ``solve``'s units: the chance of
+    winning (with a ten-thousandth of the round's points in it), or the rest of the round's
+    point difference."""
     position, rules, _, sizes = position_of(obs)
-    world = position.copy()
-    n = K.legal_slots(world, rules, np.empty(S.WORK_SIZE, dtype=np.int64))
-    actions = world[K.MOVE_ACTIONS : K.MOVE_ACTIONS + n].tolist()  # the same in every world
-    out = np.zeros(MAX_LEGAL)
-    total = np.zeros(MAX_LEGAL)
-    for order in orders:
+    n = K.legal_slots(position, rules, np.empty(S.WORK_SIZE, dtype=np.int64))
+    actions = position[K.MOVE_ACTIONS : K.MOVE_ACTIONS + n].tolist()  # the same in every world
+    worlds = np.repeat(position[None], len(orders), axis=0)
+    for world, order in zip(worlds, orders, strict=True):
         at = 0
         for seat in range(1, len(sizes)):
-            hand = 0
-            for card in order[at : at + sizes[seat]]:
-                hand |= 1 << int(card)
-            world[K.HANDS + seat] = hand
+            world[K.HANDS + seat] = sum(1 << int(card) for card in order[at : at + sizes[seat]])
             at += sizes[seat]
-        S.modelled_endgame(world, rules, equity, out)
-        total[:n] += out[:n]
+        # the deck's rest in the rules' dealing order (``search`` deals it four to a hand: a
+        # relabelling of a uniformly shuffled rest, the same in distribution)
+        world[K.DECK + world[K.DECK_POS] : K.DECK + world[K.DECK_LEN]] = order[at:]
+    total = np.zeros(MAX_LEGAL)
+    if position[K.DECK_POS] == position[K.DECK_LEN]:
+        out = np.zeros(MAX_LEGAL)
+        for world in worlds:
+            S.modelled_endgame(world, rules, equity, out)
+            total[:n] += out[:n]
+    else:
+        S.pimc_worlds(position, rules, worlds, total, True, equity)
+        if equity.size:
+            total /= 100.0  # end_value's 100 x chance + points / 100
+        else:
+            total -= len(worlds) * S.banked_difference(position, rules)
     return {a: v / len(orders) for a, v in zip(actions, total[:n].tolist(), strict=True)}

@@ -14,6 +14,11 @@ positions of the last-but-one deal (8 cards in the deck), beside the same model 
 deal only (which plays the network there) and the two-deal search maximising the round's points
 rather than the game's chance (``objective="points"``) and on deals inferred from the deal's plays
 (``infer=True``, as ``bastra_2p:infer`` plays it): mean, 99th percentile and the slowest move.
+
+Last, on both tables, the endgame search of the last deal (the deck empty; in the team game from
+three cards in hand), as the models with inference play it: minimax alone (``model_weight=0``)
+beside minimax and the search against the opponent model (``MODEL_WEIGHT``, as ``MODEL:infer``
+and ``pimc:N:infer`` play it).
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ sys.path.insert(0, str(ROOT))
 
 import bastra_env  # noqa: E402
 from agents import HeuristicPolicy, load_policy, make_policy  # noqa: E402
+from agents.endgame import MODEL_WEIGHT, solve  # noqa: E402
 from benchmarks import pin_to_one_core  # noqa: E402
 
 TABLES = {"2p": {"num_players": 2}, "4p_teams": {"num_players": 4, "teams": True}}
@@ -105,6 +111,7 @@ def main() -> None:
               f"{1000 * max(times):7.2f} ms{extra}")  # fmt: skip
     if args.table == "2p":
         two_deal(args.positions, args.seed)
+    last_deal(args.table, args.positions, args.seed)
 
 
 def two_deal(count: int, seed: int) -> None:
@@ -119,6 +126,22 @@ def two_deal(count: int, seed: int) -> None:
     for name, deals, objective, infer in variants:
         model = load_policy("bastra_2p", endgame_deals=deals, objective=objective, infer=infer)
         times = [1000 * t for t in decision_times(model, positions)]
+        print(f"{name:>30}: mean {np.mean(times):7.2f} ms   p99 "
+              f"{float(np.percentile(times, 99)):7.2f} ms   max {max(times):7.2f} ms")  # fmt: skip
+
+
+def last_deal(table: str, count: int, seed: int) -> None:
+    searched = [
+        p for p in sample_positions(table, 2 * count, seed, deck_left=0) if solve(p) is not None
+    ][:count]
+    print(f"{len(searched)} endgame positions of {table} (deck empty, the search applies)")
+    for name, weight in (("minimax", 0.0), (f"model weight {MODEL_WEIGHT}", MODEL_WEIGHT)):
+        solve(searched[0], infer=True, objective="game", model_weight=weight)  # compile / load
+        times = []
+        for observation in searched:
+            start = time.perf_counter()
+            solve(observation, infer=True, objective="game", model_weight=weight)
+            times.append(1000 * (time.perf_counter() - start))
         print(f"{name:>30}: mean {np.mean(times):7.2f} ms   p99 "
               f"{float(np.percentile(times, 99)):7.2f} ms   max {max(times):7.2f} ms")  # fmt: skip
 

@@ -101,6 +101,56 @@ def test_against_the_opponent_model_the_value_is_what_the_best_answer_to_it_scor
         solve(seen, model_weight=1.5)
 
 
+@pytest.mark.parametrize("objective", ["points", "game"])
+def test_in_the_last_but_one_deal_the_model_value_is_the_modelled_rollout(objective):
+    """In the two-deal search's earlier deal, a move's value against the model in one known
+    world (the real hand and deck) is that move rolled out to the round's end, the other seat
+    playing the heuristic player: the round's point difference less what is already banked, or
+    the chance of winning the game from the totals (with a ten-thousandth of the points)."""
+    from agents import search_kernels as S
+    from agents.endgame import _modelled_values
+    from agents.endgame_kernels import POINTS_ONLY
+    from agents.equity import objective_table
+    from agents.positions import position_of
+    from bastra_env.cards import iter_cards
+    from bastra_env.layout import MAX_LEGAL, NUM_ACTIONS, OBSERVATION_SIZE, SLOTS_PER_CARD
+
+    heuristic = HeuristicPolicy()
+    work = np.empty(S.WORK_SIZE, dtype=np.int64)
+    scratch = (np.empty(OBSERVATION_SIZE, dtype=np.float32), np.empty(NUM_ACTIONS, dtype=np.int8),
+               np.empty((MAX_LEGAL, 3)))  # fmt: skip
+    equity = objective_table(2, False, [10, 50, 3], 100) if objective == "game" else POINTS_ONLY
+    checked = 0
+    for seed in range(8):
+        env = bastra_env.raw_env(num_players=2, target_score=100)
+        env.reset(seed=seed)
+        play_to_deal(env, heuristic, left=8)
+        env.step(heuristic.act(env.observe(env.agent_selection)))  # a play to infer from
+        game, seen = env.game, env.observe(env.agent_selection)
+        me = game.current
+        rest = [int(c) for c in game.deck[game.deck_pos :]]
+        order = np.array([*iter_cards(int(game.hands[1 - me])), *rest], dtype=np.int64)
+        values = _modelled_values(seen["observation"], order[None], equity)
+        position, rules, _, _ = position_of(seen["observation"])
+        world = position.copy()
+        world[K.HANDS + 1] = game.hands[1 - me]
+        world[K.DECK + world[K.DECK_POS] : K.DECK + world[K.DECK_LEN]] = rest
+        n = K.legal_slots(world, rules, work)
+        assert sorted(values) == sorted(world[K.MOVE_ACTIONS : K.MOVE_ACTIONS + n].tolist())
+        for i in range(n):
+            state = world.copy()
+            action = int(world[K.MOVE_ACTIONS + i])
+            K.apply_move(state, rules, action // SLOTS_PER_CARD, world[K.MOVE_CAPTURES + i])
+            S.rollout(state, rules, work, *scratch, True)
+            if objective == "points":
+                expected = S.round_value(state, rules, 0) - banked(game, me)
+            else:
+                expected = S.end_value(state, rules, equity) / 100
+            assert values[action] == pytest.approx(expected)
+            checked += 1
+    assert checked >= 16
+
+
 def known_world(game) -> np.ndarray:
     """The real cards hidden from the seat to move, as ``search`` takes a deal's order: the
     other hand, then the last deal (this seat's four, the other's four), read by playing a copy
