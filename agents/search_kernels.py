@@ -204,6 +204,35 @@ def end_value(state: np.ndarray, rules: np.ndarray, equity: np.ndarray) -> float
 
 
 @njit(cache=True)
+def _mine(rules: np.ndarray, seat: int) -> bool:
+    """Whether ``seat`` is on the searching side (seat 0's: seat 0, and seat 2 in teams)."""
+    return seat == 0 or (rules[R_TEAMS] != 0 and seat == 2)
+
+
+@njit(cache=True)
+def model_index(
+    state: np.ndarray,
+    rules: np.ndarray,
+    count: int,
+    work: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    est: np.ndarray,
+) -> int:
+    """The opponent model's choice among the state's ``count`` legal moves (``legal_slots``
+    written): the heuristic player's on the mover's own observation (``agents.heuristic``),
+    the rollout policy's where its estimates cannot be made. ``obs``, ``mask``, ``est``:
+    scratch."""
+    if count == 1:
+        return 0
+    encode(state, rules, state[CURRENT], obs, mask)
+    if _play_estimates(obs, state[MOVE_ACTIONS : MOVE_ACTIONS + count], CARD_VALUE, JACK_KEEP,
+                       est) == 0:  # fmt: skip
+        return heuristic_index(est, count)
+    return rollout_index(state, rules, work)
+
+
+@njit(cache=True)
 def rollout(
     state: np.ndarray,
     rules: np.ndarray,
@@ -218,17 +247,11 @@ def rollout(
     instead (``agents.heuristic``: the best gain less the next player's expected best reply,
     estimated from the cards that seat cannot see), the opponent model of the inference; my
     side's seats keep the rollout policy. ``obs``, ``mask``, ``est``: scratch for the model."""
-    teams = rules[R_TEAMS] != 0
     while True:
         count = legal_slots(state, rules, work)
-        seat = state[CURRENT]
-        i = -1
-        if modelled and seat != 0 and not (teams and seat == 2) and count > 1:
-            encode(state, rules, seat, obs, mask)
-            if _play_estimates(obs, state[MOVE_ACTIONS : MOVE_ACTIONS + count], CARD_VALUE,
-                               JACK_KEEP, est) == 0:  # fmt: skip
-                i = heuristic_index(est, count)
-        if i < 0:
+        if modelled and not _mine(rules, state[CURRENT]):
+            i = model_index(state, rules, count, work, obs, mask, est)
+        else:
             i = rollout_index(state, rules, work)
         action = state[MOVE_ACTIONS + i]
         if apply_move(state, rules, action // SLOTS_PER_CARD, state[MOVE_CAPTURES + i]):
@@ -317,23 +340,13 @@ def _model_moves(
 ) -> bool:
     """Play the other sides' seats by the opponent model (the heuristic player on each seat's own
     observation) until my side is to move; returns whether the round ended on the way."""
-    teams = rules[R_TEAMS] != 0
-    while True:
-        seat = state[CURRENT]
-        if seat == 0 or (teams and seat == 2):
-            return False
+    while not _mine(rules, state[CURRENT]):
         count = legal_slots(state, rules, work)
-        i = 0
-        if count > 1:
-            encode(state, rules, seat, obs, mask)
-            if _play_estimates(obs, state[MOVE_ACTIONS : MOVE_ACTIONS + count], CARD_VALUE,
-                               JACK_KEEP, est) == 0:  # fmt: skip
-                i = heuristic_index(est, count)
-            else:
-                i = rollout_index(state, rules, work)
+        i = model_index(state, rules, count, work, obs, mask, est)
         action = state[MOVE_ACTIONS + i]
         if apply_move(state, rules, action // SLOTS_PER_CARD, state[MOVE_CAPTURES + i]):
             return True
+    return False
 
 
 @njit(cache=True)

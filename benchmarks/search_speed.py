@@ -12,8 +12,9 @@ one-ply heuristic and the network alone, deciding the same positions one at a ti
 In 2p it then times the packaged model with the two-deal search (``endgame_deals=2``) on
 positions of the last-but-one deal (8 cards in the deck), beside the same model searching the last
 deal only (which plays the network there) and the two-deal search maximising the round's points
-rather than the game's chance (``objective="points"``) and on deals inferred from the deal's plays
-(``infer=True``, as ``bastra_2p:infer`` plays it): mean, 99th percentile and the slowest move.
+rather than the game's chance (``objective="points"``), on deals inferred from the deal's plays
+(``infer=True``), and as ``bastra_2p:infer`` plays it (inferred deals, and the search against the
+opponent model beside minimax): mean, 99th percentile and the slowest move.
 
 Last, on both tables, the endgame search of the last deal (the deck empty; in the team game from
 three cards in hand), as the models with inference play it: minimax alone (``model_weight=0``)
@@ -117,14 +118,15 @@ def main() -> None:
 def two_deal(count: int, seed: int) -> None:
     positions = sample_positions("2p", count, seed, deck_left=8)
     print(f"{len(positions)} positions of the last-but-one deal (8 cards in the deck)")
-    variants = (
-        ("bastra_2p, last deal (anchor)", 1, "game", False),
-        ("bastra_2p, two deals", 2, "game", False),
-        ("two deals, round's points", 2, "points", False),
-        ("two deals, inferred deals", 2, "game", True),
+    variants: tuple[tuple[str, dict], ...] = (
+        ("bastra_2p, last deal (anchor)", {"endgame_deals": 1}),
+        ("bastra_2p, two deals", {}),
+        ("two deals, round's points", {"objective": "points"}),
+        ("two deals, inferred deals", {"infer": True}),
+        ("bastra_2p:infer (and the model)", {"infer_worlds": 64}),
     )
-    for name, deals, objective, infer in variants:
-        model = load_policy("bastra_2p", endgame_deals=deals, objective=objective, infer=infer)
+    for name, options in variants:
+        model = load_policy("bastra_2p", **options)
         times = [1000 * t for t in decision_times(model, positions)]
         print(f"{name:>30}: mean {np.mean(times):7.2f} ms   p99 "
               f"{float(np.percentile(times, 99)):7.2f} ms   max {max(times):7.2f} ms")  # fmt: skip

@@ -35,6 +35,16 @@ def play_to_last_deal(env, policy) -> None:
     play_to_deal(env, policy, left=0)
 
 
+def last_deals(rules: dict, seeds=range(25)):
+    """(seed, env) of single-round 2p games played by the heuristic player to their last deal."""
+    heuristic = HeuristicPolicy()
+    for seed in seeds:
+        env = bastra_env.raw_env(num_players=2, max_rounds=1, **rules)
+        env.reset(seed=seed)
+        play_to_last_deal(env, heuristic)
+        yield seed, env
+
+
 def banked(game, seat: int) -> int:
     """Points ``seat`` has already made this round, minus the other seat's (2 players)."""
     rules, other = game.rules, 1 - seat
@@ -47,11 +57,7 @@ def banked(game, seat: int) -> int:
 def test_two_player_search_value_is_what_best_play_scores(rules):
     """Both seats play the search's best action through the last deal; the round's final point
     difference is exactly the value the search gave at its first play."""
-    heuristic = HeuristicPolicy()
-    for seed in range(25):
-        env = bastra_env.raw_env(num_players=2, max_rounds=1, **rules)
-        env.reset(seed=seed)
-        play_to_last_deal(env, heuristic)
+    for seed, env in last_deals(rules):
         game = env.game
         me = game.current
         values = solve(env.observe(env.agent_selection))
@@ -73,10 +79,7 @@ def test_against_the_opponent_model_the_value_is_what_the_best_answer_to_it_scor
     than under minimax (the best answer to one strategy does at least as well as against the
     worst); ``model_weight=0.5`` is the mean of the two."""
     heuristic = HeuristicPolicy()
-    for seed in range(25):
-        env = bastra_env.raw_env(num_players=2, max_rounds=1, **rules)
-        env.reset(seed=seed)
-        play_to_last_deal(env, heuristic)
+    for seed, env in last_deals(rules):
         game = env.game
         me = game.current
         seen = env.observe(env.agent_selection)
