@@ -127,7 +127,8 @@ def solve(
     ``model_weight`` > 0: once the deck is empty, each action's value is ``1 - model_weight``
     times the minimax value plus ``model_weight`` times its value against the opponent model
     (``agents.search_kernels.modelled_endgame``: the other sides play the heuristic player on
-    their own observations, my side the best answers to that), on the same samples. Minimax
+    their own observations, my side the best answers to that), on the same samples (all of them,
+    where the two-deal minimax may stop short of the last at ``max_plays``). Minimax
     assumes the other side finds its best play knowing my hand; the model is what the inference
     and the modelled rollouts already take the other sides to be, and a search against it takes
     the points such a player leaves. In the two-deal search's earlier deal the value against the
