@@ -176,17 +176,23 @@ def rollout_index(state: np.ndarray, rules: np.ndarray, work: np.ndarray) -> int
 
 
 @njit(cache=True)
-def round_value(state: np.ndarray, rules: np.ndarray, me: int) -> float:
-    """The ended round's point difference for ``me``'s side: its total minus the other sides'
-    mean (the ``RES_`` block)."""
+def _side_difference(totals: np.ndarray, rules: np.ndarray, me: int) -> float:
+    """``totals[side]`` of ``me``'s side minus the other sides' mean."""
     n = rules[R_PLAYERS]
     sides = 2 if rules[R_TEAMS] else n
     mine = me % 2 if rules[R_TEAMS] else me
     others = 0.0
     for side in range(sides):
         if side != mine:
-            others += state[RES_TOTAL + side]
-    return state[RES_TOTAL + mine] - others / (sides - 1)
+            others += totals[side]
+    return totals[mine] - others / (sides - 1)
+
+
+@njit(cache=True)
+def round_value(state: np.ndarray, rules: np.ndarray, me: int) -> float:
+    """The ended round's point difference for ``me``'s side: its total minus the other sides'
+    mean (the ``RES_`` block)."""
+    return _side_difference(state[RES_TOTAL:], rules, me)
 
 
 @njit(cache=True)
@@ -356,15 +362,14 @@ def banked_difference(state: np.ndarray, rules: np.ndarray) -> float:
     leave out (they are the rest of the round's point difference)."""
     n = rules[R_PLAYERS]
     teams = rules[R_TEAMS] != 0
-    sides = 2 if teams else n
-    made = np.zeros(sides)
+    made = np.zeros(n)
     for seat in range(n):
         made[seat % 2 if teams else seat] += (
             card_points(state[CAPTURED + seat])
             + state[BASTRAS + seat] * rules[R_BASTRA]
             + state[JACK_BASTRAS + seat] * rules[R_JACK_BASTRA]
         )
-    return made[0] - (made.sum() - made[0]) / (sides - 1)
+    return _side_difference(made, rules, 0)
 
 
 @njit(cache=True)
