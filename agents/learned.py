@@ -22,9 +22,11 @@ if TYPE_CHECKING:
 
 _WARM = False
 """Whether ``LearnedPolicy.warm_up`` ran in this process."""
-NETWORK_WEIGHT = 0.1
-"""Where ``infer_worlds`` is set, the search's value of a move (round points) plus this times the
-network's log-probability of it is what the policy maximises."""
+NETWORK_WEIGHTS = (0.3, 0.1, 0.1, 0.1)
+"""Where ``infer_worlds`` is set, the search's value of a move (round points) plus a weight times
+the network's log-probability of it is what the policy maximises: the weight by the observation's
+table (2, 3 and 4 players, 4 in teams), as measured in full games (the README's inference
+section), unless ``network_weight`` sets one for every table."""
 
 
 class LearnedPolicy:
@@ -39,7 +41,8 @@ class LearnedPolicy:
     game from the scores (``agents.equity``), ``"points"`` the round's point difference.
     ``infer_worlds`` > 0 (the ``MODEL:infer`` spec): where the endgame search does not apply, a
     PIMC search (``agents.search``) on that many worlds inferred from the deal's plays, the
-    network's log-probabilities (a tenth of a point a nat) breaking near-ties. Its rollouts play
+    network's log-probabilities breaking near-ties (``network_weight`` points a nat, by default
+    ``NETWORK_WEIGHTS``: 0.3 in 2p, 0.1 in the other tables). Its rollouts play
     the other sides as the heuristic player, and once the deck is empty the endgame search values
     each move half by minimax, half against that model (``model_weight``: by default
     ``agents.endgame.MODEL_WEIGHT`` there, 0 elsewhere; ``solve``'s). ``opponent_model=False``:
@@ -65,6 +68,7 @@ class LearnedPolicy:
         infer: bool | None = None,
         opponent_model: bool = True,
         model_weight: float | None = None,
+        network_weight: float | None = None,
     ) -> None:
         if infer_worlds < 0:
             raise ValueError(f"infer_worlds must be 0 (the network) or more, got {infer_worlds!r}")
@@ -72,6 +76,13 @@ class LearnedPolicy:
             raise ValueError(f"endgame_deals must be 1 or 2, got {endgame_deals!r}")
         if objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
+        if network_weight is not None and not 0 <= network_weight < float("inf"):
+            raise ValueError(
+                f"network_weight must be 0 or more (points a nat), got {network_weight!r}"
+            )
+        self.network_weight = network_weight
+        """Points a nat of the network's log-probability beside PIMC's values; ``None``: the
+        table's ``NETWORK_WEIGHTS``."""
         self.model = model.eval()
         self.sample = sample
         self.endgame = endgame
@@ -154,6 +165,7 @@ class LearnedPolicy:
         deck_left = np.rint(flat[:, OFFSETS["deck_left"].start] * DECK_LEFT_SCALE)
         searched = self.endgame & (deck_left <= (LAST_DEAL if self.endgame_deals == 2 else 0))
         log_probs = torch.log_softmax(logits, dim=-1)
+        tables = flat[:, OFFSETS["table"]].argmax(axis=1)
         for i in np.flatnonzero(mask.sum(axis=1) > 1):
             seen = {"observation": observations[i], "action_mask": masks[i]}
             solved = None
@@ -166,9 +178,14 @@ class LearnedPolicy:
                 chosen[i] = max(solved, key=lambda a: (solved[a], float(row[a])))
             elif self.pimc is not None:
                 values = self.pimc.action_values(seen)
-                row = log_probs[i]
-                chosen[i] = max(values, key=lambda a: values[a] + NETWORK_WEIGHT * float(row[a]))
+                row, weight = log_probs[i], self.weight_of(int(tables[i]))
+                chosen[i] = max(values, key=lambda a: values[a] + weight * float(row[a]))
         return chosen
+
+    def weight_of(self, table: int) -> float:
+        """The network's weight (points a nat) beside PIMC's values at a table (the index of the
+        observation's ``table`` one-hot)."""
+        return NETWORK_WEIGHTS[table] if self.network_weight is None else self.network_weight
 
     @torch.no_grad()
     def explain_batch(
@@ -216,11 +233,12 @@ def load_policy(
     infer_worlds: int = 0,
     infer: bool | None = None,
     model_weight: float | None = None,
+    network_weight: float | None = None,
 ) -> LearnedPolicy | RLlibPolicy:
     """The policy of a checkpoint (``final.pt``, a periodic one), of a packaged model by name
     (``"bastra_2p"``, ``"bastra_4p_teams"``), or of an RLlib checkpoint directory
     (``agents.rllib``; needs ``ray[rllib]``). ``endgame``, ``endgame_deals``, ``objective``,
-    ``infer_worlds``, ``infer`` and ``model_weight``: the search at play time
+    ``infer_worlds``, ``infer``, ``model_weight`` and ``network_weight``: the search at play time
     (``LearnedPolicy``)."""
     path = checkpoint_path(path)
     if path.is_dir():
@@ -244,6 +262,7 @@ def load_policy(
         infer_worlds=infer_worlds,
         infer=infer,
         model_weight=model_weight,
+        network_weight=network_weight,
     )
     policy.warm_up()
     return policy

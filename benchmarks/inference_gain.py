@@ -7,6 +7,7 @@ deals, the running figures printed every ``--chunk`` deals.
     python benchmarks/inference_gain.py bastra_2p:infer heuristic --no-opponent-model
     python benchmarks/inference_gain.py bastra_2p:infer heuristic --objective game
     python benchmarks/inference_gain.py bastra_2p:infer heuristic --model-weight 0
+    python benchmarks/inference_gain.py bastra_2p:infer pimc:64:infer --network-weight 0.1
 
 Players are ``make_policy`` names with their default seeds (``pimc:64``, ``pimc:64:infer``,
 ``bastra_2p``, ``bastra_2p:infer``, ...); in the team game a side is two copies of a player. Deal
@@ -29,7 +30,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agents import PIMCPolicy, make_policy  # noqa: E402
+from agents import LearnedPolicy, PIMCPolicy, make_policy  # noqa: E402
 from agents.endgame import OBJECTIVES, checked_model_weight  # noqa: E402
 from agents.evaluate import TABLES, duplicate_match, wilson_interval  # noqa: E402
 
@@ -55,6 +56,11 @@ def main() -> None:
         "minimax's (solve's model_weight; the player's own by default)",
     )  # fmt: skip
     parser.add_argument(
+        "--network-weight", type=float,
+        help="points a nat of the network's log-probability beside the PIMC search's values "
+        "in a MODEL:infer player (LearnedPolicy's network_weight; the table's by default)",
+    )  # fmt: skip
+    parser.add_argument(
         "--objective", choices=OBJECTIVES,
         help="what the player's PIMC search scores a rollout's end by (PIMCPolicy's objective): "
         "the round's points, or the chance of winning the game from the totals",
@@ -75,6 +81,12 @@ def main() -> None:
             player.model_weight = checked_model_weight(args.model_weight, False)
         except ValueError as error:
             parser.error(str(error))
+    if args.network_weight is not None:
+        if not isinstance(player, LearnedPolicy) or player.pimc is None:
+            parser.error(f"{args.player} is no model searching inferred worlds (MODEL:infer)")
+        if not 0 <= args.network_weight < float("inf"):
+            parser.error(f"--network-weight must be 0 or more, got {args.network_weight}")
+        player.network_weight = args.network_weight
     if args.objective:
         if search is None:
             parser.error(f"{args.player} plays no PIMC search (pimc:N, MODEL:infer)")

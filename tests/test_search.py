@@ -18,6 +18,7 @@ from agents import search_kernels as S
 from agents.endgame import MODEL_WEIGHT, solve
 from agents.endgame_kernels import POINTS_ONLY
 from agents.equity import MEASURED_SCORING, chance, game_equity, objective_table
+from agents.learned import NETWORK_WEIGHTS
 from agents.positions import inferred_worlds
 from agents.search import decision_seed, position_of
 from bastra_env import kernels as K
@@ -218,9 +219,32 @@ def test_a_model_with_inference_searches_before_the_endgame_and_is_deterministic
     first = [model.act(o) for o in samples]
     assert [load_policy("bastra_2p", infer_worlds=16, seed=4).act(o) for o in samples] == first
     assert first != [network.act(o) for o in samples]
+    weight = model.weight_of(0)
+    assert weight == NETWORK_WEIGHTS[0] and model.weight_of(3) == NETWORK_WEIGHTS[3]
     for observation, chosen in zip(samples, first, strict=True):
         values = model.pimc.action_values(observation)
-        assert values[chosen] >= max(values.values()) - 0.5  # a near-tie at most
+        probs, _ = model.explain_batch(observation["observation"][None],
+                                       observation["action_mask"][None])  # fmt: skip
+        score = {a: v + weight * np.log(probs[0, a]) for a, v in values.items()}
+        assert score[chosen] >= max(score.values()) - 1e-4
+
+
+def test_the_network_weight_beside_the_search_goes_from_the_search_alone_to_the_network():
+    """``network_weight`` (points a nat of the network's log-probability beside PIMC's values):
+    0 plays the search's best move, a huge weight the network's own choice; it sets the weight
+    for every table; a negative or undefined weight is refused."""
+    samples = [obs for _, obs in positions({"num_players": 2}, 8, 30)]
+    network = load_policy("bastra_2p", endgame=False)
+    alone = load_policy("bastra_2p", infer_worlds=16, seed=4, network_weight=0.0)
+    assert alone.weight_of(0) == 0.0 == alone.weight_of(3)
+    for observation in samples:
+        values = alone.pimc.action_values(observation)
+        assert values[alone.act(observation)] == max(values.values())
+    led = load_policy("bastra_2p", infer_worlds=16, seed=4, network_weight=1e6)
+    assert [led.act(o) for o in samples] == [network.act(o) for o in samples]
+    for bad in (-0.1, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="network_weight"):
+            load_policy("bastra_2p", infer_worlds=8, network_weight=bad)
 
 
 def test_players_that_model_the_other_sides_weigh_the_model_in_the_endgame():
