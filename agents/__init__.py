@@ -28,7 +28,8 @@ point difference (``objective="points"``) rather than the chance of winning the 
 INFERENCE = ":infer"
 """After a model's name or path (``bastra_2p:infer``): before the endgame search takes over, a
 PIMC search on worlds inferred from the deal's plays (``LearnedPolicy(infer_worlds=64)``), the
-network breaking near-ties, instead of the network alone."""
+network's log-probability added to each move's value (``LearnedPolicy.network_weight``), instead
+of the network alone."""
 MODEL_SUFFIXES: dict[str, dict[str, Any]] = {
     NETWORK_ALONE: {"endgame": False},
     INFERENCE: {"infer_worlds": 64},

@@ -41,8 +41,8 @@ class LearnedPolicy:
     game from the scores (``agents.equity``), ``"points"`` the round's point difference.
     ``infer_worlds`` > 0 (the ``MODEL:infer`` spec): where the endgame search does not apply, a
     PIMC search (``agents.search``) on that many worlds inferred from the deal's plays, the
-    network's log-probabilities breaking near-ties (``network_weight`` points a nat, by default
-    ``NETWORK_WEIGHTS``: 0.3 in 2p, 0.1 in the other tables). Its rollouts play
+    network's log-probability added to each move's value (``network_weight`` points a nat, by
+    default ``NETWORK_WEIGHTS``: 0.3 in 2p, 0.1 in the other tables). Its rollouts play
     the other sides as the heuristic player, and once the deck is empty the endgame search values
     each move half by minimax, half against that model (``model_weight``: by default
     ``agents.endgame.MODEL_WEIGHT`` there, 0 elsewhere; ``solve``'s). ``opponent_model=False``:

@@ -211,8 +211,9 @@ def test_search_specs_and_bad_specs():
 
 
 def test_a_model_with_inference_searches_before_the_endgame_and_is_deterministic():
-    """``MODEL:infer`` plays the PIMC search's best move (the network breaking near-ties) where
-    the endgame search does not apply, the same move for the same observation."""
+    """``MODEL:infer`` plays the PIMC search's best move, each move's value plus the network's
+    log-probability at the table's weight, where the endgame search does not apply: the same move
+    for the same observation."""
     model = load_policy("bastra_2p", infer_worlds=16, seed=4)
     network = load_policy("bastra_2p", endgame=False)
     samples = [obs for _, obs in positions({"num_players": 2}, 8, 30)]
