@@ -29,6 +29,14 @@ table (2, 3 and 4 players, 4 in teams), as measured in full games (the README's 
 section), unless ``network_weight`` sets one for every table."""
 
 
+def checked_network_weight(weight: float | None) -> float | None:
+    """A ``network_weight`` as given (``None``: the table's ``NETWORK_WEIGHTS``); ``ValueError``
+    unless it is a finite 0 or more."""
+    if weight is not None and not 0 <= weight < float("inf"):
+        raise ValueError(f"network_weight must be 0 or more (points a nat), got {weight!r}")
+    return weight
+
+
 class LearnedPolicy:
     """Acts greedily (the most probable legal action) unless ``sample=True``.
 
@@ -76,11 +84,7 @@ class LearnedPolicy:
             raise ValueError(f"endgame_deals must be 1 or 2, got {endgame_deals!r}")
         if objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
-        if network_weight is not None and not 0 <= network_weight < float("inf"):
-            raise ValueError(
-                f"network_weight must be 0 or more (points a nat), got {network_weight!r}"
-            )
-        self.network_weight = network_weight
+        self.network_weight = checked_network_weight(network_weight)
         """Points a nat of the network's log-probability beside PIMC's values; ``None``: the
         table's ``NETWORK_WEIGHTS``."""
         self.model = model.eval()

@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT))
 from agents import LearnedPolicy, PIMCPolicy, make_policy  # noqa: E402
 from agents.endgame import OBJECTIVES, checked_model_weight  # noqa: E402
 from agents.evaluate import TABLES, duplicate_match, wilson_interval  # noqa: E402
+from agents.learned import checked_network_weight  # noqa: E402
 
 
 def main() -> None:
@@ -84,9 +85,10 @@ def main() -> None:
     if args.network_weight is not None:
         if not isinstance(player, LearnedPolicy) or player.pimc is None:
             parser.error(f"{args.player} is no model searching inferred worlds (MODEL:infer)")
-        if not 0 <= args.network_weight < float("inf"):
-            parser.error(f"--network-weight must be 0 or more, got {args.network_weight}")
-        player.network_weight = args.network_weight
+        try:
+            player.network_weight = checked_network_weight(args.network_weight)
+        except ValueError as error:
+            parser.error(str(error))
     if args.objective:
         if search is None:
             parser.error(f"{args.player} plays no PIMC search (pimc:N, MODEL:infer)")
