@@ -29,6 +29,13 @@ table (2, 3 and 4 players, 4 in teams), as measured in full games (the README's 
 section), unless ``network_weight`` sets one for every table."""
 
 
+ROLLOUT_MODEL_WEIGHTS = (1.0, 1.0, 1.0, 1.0)
+"""Where ``infer_worlds`` is set, the modelled rollouts' share of the search's value of a move
+(``agents.search.PIMCPolicy``'s ``rollout_model_weight``; the rest: rollouts of the same worlds
+by the rollout policy on every seat), by the observation's table as ``NETWORK_WEIGHTS``, unless
+``rollout_model_weight`` sets one for every table."""
+
+
 def checked_network_weight(weight: float | None) -> float | None:
     """A ``network_weight`` as given (``None``: the table's ``NETWORK_WEIGHTS``); ``ValueError``
     unless it is a finite 0 or more."""
@@ -77,6 +84,7 @@ class LearnedPolicy:
         opponent_model: bool = True,
         model_weight: float | None = None,
         network_weight: float | None = None,
+        rollout_model_weight: float | None = None,
     ) -> None:
         if infer_worlds < 0:
             raise ValueError(f"infer_worlds must be 0 (the network) or more, got {infer_worlds!r}")
@@ -100,9 +108,14 @@ class LearnedPolicy:
         """The endgame search's weight on the opponent model (``solve``'s ``model_weight``)."""
         self.pimc: Any = None
         """The PIMC search on inferred worlds (``agents.search.PIMCPolicy``), or None."""
-        if infer_worlds:
-            from .search import PIMCPolicy  # the search imports the endgame, as this module does
+        from .search import PIMCPolicy, checked_rollout_model_weight  # it imports the endgame too
 
+        if rollout_model_weight is not None:
+            checked_rollout_model_weight(rollout_model_weight, opponent_model)
+        self.rollout_model_weight = rollout_model_weight
+        """The modelled rollouts' share of PIMC's values; ``None``: the table's
+        ``ROLLOUT_MODEL_WEIGHTS`` (with ``opponent_model``, else 0)."""
+        if infer_worlds:
             self.pimc = PIMCPolicy(infer_worlds, seed=seed or 0, endgame=False, infer=True,
                                     opponent_model=opponent_model)  # fmt: skip
         self.generator = torch.Generator().manual_seed(seed if seed is not None else 0)
@@ -181,8 +194,9 @@ class LearnedPolicy:
             if solved:
                 chosen[i] = max(solved, key=lambda a: (solved[a], float(row[a])))
             elif self.pimc is not None:
-                values = self.pimc.action_values(seen)
-                row, weight = log_probs[i], self.weight_of(int(tables[i]))
+                table = int(tables[i])
+                values = self.pimc.action_values(seen, self.rollout_weight_of(table))
+                row, weight = log_probs[i], self.weight_of(table)
                 chosen[i] = max(values, key=lambda a: values[a] + weight * float(row[a]))
         return chosen
 
@@ -190,6 +204,14 @@ class LearnedPolicy:
         """The network's weight (points a nat) beside PIMC's values at a table (the index of the
         observation's ``table`` one-hot)."""
         return NETWORK_WEIGHTS[table] if self.network_weight is None else self.network_weight
+
+    def rollout_weight_of(self, table: int) -> float:
+        """The modelled rollouts' share of PIMC's values at a table (as ``weight_of``)."""
+        if self.pimc is None or not self.pimc.opponent_model:
+            return 0.0
+        if self.rollout_model_weight is None:
+            return ROLLOUT_MODEL_WEIGHTS[table]
+        return self.rollout_model_weight
 
     @torch.no_grad()
     def explain_batch(
@@ -238,11 +260,13 @@ def load_policy(
     infer: bool | None = None,
     model_weight: float | None = None,
     network_weight: float | None = None,
+    rollout_model_weight: float | None = None,
 ) -> LearnedPolicy | RLlibPolicy:
     """The policy of a checkpoint (``final.pt``, a periodic one), of a packaged model by name
     (``"bastra_2p"``, ``"bastra_4p_teams"``), or of an RLlib checkpoint directory
     (``agents.rllib``; needs ``ray[rllib]``). ``endgame``, ``endgame_deals``, ``objective``,
-    ``infer_worlds``, ``infer``, ``model_weight`` and ``network_weight``: the search at play time
+    ``infer_worlds``, ``infer``, ``model_weight``, ``network_weight`` and
+    ``rollout_model_weight``: the search at play time
     (``LearnedPolicy``)."""
     path = checkpoint_path(path)
     if path.is_dir():
@@ -267,6 +291,7 @@ def load_policy(
         infer=infer,
         model_weight=model_weight,
         network_weight=network_weight,
+        rollout_model_weight=rollout_model_weight,
     )
     policy.warm_up()
     return policy

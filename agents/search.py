@@ -137,6 +137,9 @@ class PIMCPolicy(_SearchPolicy):
     their plays by, rather than the rollout policy, which sees every hand of its world; and once
     the deck is empty the endgame search values each move half by minimax, half against that
     model (``model_weight``, by default ``MODEL_WEIGHT`` with the model, else 0: ``solve``'s).
+    ``rollout_model_weight`` (with the model; 1 by default): a move's value is that weight times
+    its mean over the modelled rollouts plus the rest times its mean over rollouts of the same
+    worlds by the rollout policy on every seat (``action_values`` takes one for a call).
     ``objective``: what a rollout's end is worth, ``"points"`` (the default) the round's point
     difference, ``"game"`` 100 times my side's chance of winning the game from the totals it
     reached (``agents.equity``; two sides under the scoring the table was measured with, else
@@ -150,6 +153,7 @@ class PIMCPolicy(_SearchPolicy):
         opponent_model: bool | None = None,
         objective: str = "points",
         model_weight: float | None = None,
+        rollout_model_weight: float | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
@@ -158,17 +162,29 @@ class PIMCPolicy(_SearchPolicy):
         self.opponent_model = self.infer if opponent_model is None else bool(opponent_model)
         self.objective = objective
         self.model_weight = checked_model_weight(model_weight, self.opponent_model)
+        self.rollout_model_weight = checked_rollout_model_weight(
+            rollout_model_weight, self.opponent_model
+        )
+        """The modelled rollouts' share of a move's value (the rest: the rollout policy's)."""
 
-    def action_values(self, observation: Observation) -> dict[int, float]:
+    def action_values(
+        self, observation: Observation, rollout_model_weight: float | None = None
+    ) -> dict[int, float]:
+        """Each legal action's value: its mean end value (``objective``) over the worlds, the
+        modelled rollouts' and the rollout policy's weighed by ``rollout_model_weight`` (this
+        policy's unless given)."""
         obs = np.asarray(observation["observation"])
         position, rules, cards, sizes = position_of(obs)
         work = np.empty(S.WORK_SIZE, dtype=np.int64)
         base = position.copy()
         n = K.legal_slots(base, rules, work)
         actions = base[K.MOVE_ACTIONS : K.MOVE_ACTIONS + n].copy()
-        sums = np.zeros(n)
         rng = decision_seed(self.seed, obs)
-        modelled = self.opponent_model
+        share = checked_rollout_model_weight(
+            self.rollout_model_weight if rollout_model_weight is None else rollout_model_weight,
+            self.opponent_model,
+        )
+        modelled_sums, plain_sums = np.zeros(n), np.zeros(n)
         equity = POINTS_ONLY
         if self.objective == "game":
             from .equity import objective_table  # its CLI imports agents
@@ -180,12 +196,17 @@ class PIMCPolicy(_SearchPolicy):
         def run(step: int) -> None:
             if self.infer:
                 worlds = inferred_worlds(position, rules, cards, sizes, step, rng)
-                S.pimc_worlds(position, rules, worlds, sums, modelled, equity)
             else:
-                S.pimc(position, rules, cards, sizes, step, rng, sums, modelled, equity)
+                worlds = np.empty((step, position.shape[0]), dtype=np.int64)
+                for world in worlds:
+                    S.determinize(position, cards, sizes, rng, world)
+            if share > 0:
+                S.pimc_worlds(position, rules, worlds, modelled_sums, True, equity)
+            if share < 1:
+                S.pimc_worlds(position, rules, worlds, plain_sums, False, equity)
 
         samples = self._budget_loop(run, chunk=8)
-        values = sums / samples
+        values = (share * modelled_sums + (1 - share) * plain_sums) / samples
         prior = self._prior(observation)
         if self.prior is not None:  # the network breaks near-ties: a point is worth 10x a nat
             values = values + 0.1 * np.log(np.maximum(prior[actions], 1e-9))
@@ -228,6 +249,20 @@ class ISMCTSPolicy(_SearchPolicy):
         legal = legal_actions(observation)
         # most visited; the mean value breaks ties
         return {int(a): float(visits[a]) + 1e-3 * float(np.nan_to_num(means[a])) for a in legal}
+
+
+def checked_rollout_model_weight(weight: float | None, opponent_model: bool) -> float:
+    """A PIMC player's ``rollout_model_weight``: 1 where it models the other sides and none is
+    given, 0 where it does not; ``ValueError`` outside [0, 1], or above 0 without the model."""
+    if weight is None:
+        return 1.0 if opponent_model else 0.0
+    if not 0.0 <= weight <= 1.0:
+        raise ValueError(f"rollout_model_weight must be in [0, 1], got {weight!r}")
+    if weight > 0 and not opponent_model:
+        raise ValueError(
+            f"rollout_model_weight={weight!r} needs the opponent model (opponent_model=True)"
+        )
+    return float(weight)
 
 
 def is_search_spec(spec: str) -> bool:

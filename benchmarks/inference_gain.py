@@ -74,6 +74,7 @@ def main() -> None:
         if search is None or not search.infer:
             parser.error(f"{args.player} does not search inferred worlds (:infer)")
         search.opponent_model = False
+        search.rollout_model_weight = 0.0
         player.model_weight = 0.0
     if args.model_weight is not None:
         if not hasattr(player, "model_weight"):

@@ -18,7 +18,7 @@ from agents import search_kernels as S
 from agents.endgame import MODEL_WEIGHT, solve
 from agents.endgame_kernels import POINTS_ONLY
 from agents.equity import MEASURED_SCORING, chance, game_equity, objective_table
-from agents.learned import NETWORK_WEIGHTS
+from agents.learned import NETWORK_WEIGHTS, ROLLOUT_MODEL_WEIGHTS, LearnedPolicy
 from agents.positions import inferred_worlds
 from agents.search import decision_seed, position_of
 from bastra_env import kernels as K
@@ -220,10 +220,12 @@ def test_a_model_with_inference_searches_before_the_endgame_and_is_deterministic
     first = [model.act(o) for o in samples]
     assert [load_policy("bastra_2p", infer_worlds=16, seed=4).act(o) for o in samples] == first
     assert first != [network.act(o) for o in samples]
-    weight = model.weight_of(0)
+    weight, share = model.weight_of(0), model.rollout_weight_of(0)
     assert weight == NETWORK_WEIGHTS[0] and model.weight_of(3) == NETWORK_WEIGHTS[3]
+    assert share == ROLLOUT_MODEL_WEIGHTS[0]
+    assert model.rollout_weight_of(3) == ROLLOUT_MODEL_WEIGHTS[3]
     for observation, chosen in zip(samples, first, strict=True):
-        values = model.pimc.action_values(observation)
+        values = model.pimc.action_values(observation, share)
         probs, _ = model.explain_batch(observation["observation"][None],
                                        observation["action_mask"][None])  # fmt: skip
         score = {a: v + weight * np.log(probs[0, a]) for a, v in values.items()}
@@ -239,13 +241,57 @@ def test_the_network_weight_beside_the_search_goes_from_the_search_alone_to_the_
     alone = load_policy("bastra_2p", infer_worlds=16, seed=4, network_weight=0.0)
     assert alone.weight_of(0) == 0.0 == alone.weight_of(3)
     for observation in samples:
-        values = alone.pimc.action_values(observation)
+        values = alone.pimc.action_values(observation, alone.rollout_weight_of(0))
         assert values[alone.act(observation)] == max(values.values())
     led = load_policy("bastra_2p", infer_worlds=16, seed=4, network_weight=1e6)
     assert [led.act(o) for o in samples] == [network.act(o) for o in samples]
     for bad in (-0.1, float("nan"), float("inf")):
         with pytest.raises(ValueError, match="network_weight"):
             load_policy("bastra_2p", infer_worlds=8, network_weight=bad)
+
+
+def test_the_rollouts_share_of_the_opponent_model_blends_the_two_kinds_of_rollout():
+    """``rollout_model_weight``: a move's value is that share of its mean over the modelled
+    rollouts plus the rest of its mean over the rollout policy's rollouts of the same worlds. 1 is
+    the modelled search (``pimc:N:infer``'s default), 0 the search without the model
+    (``opponent_model=False``) on the same inferred worlds; a call may set its own share; a model
+    takes its table's (``ROLLOUT_MODEL_WEIGHTS``) unless given one; a share outside [0, 1], or
+    above 0 without the model, is refused."""
+    modelled = PIMCPolicy(16, infer=True, seed=3)
+    plain = PIMCPolicy(16, infer=True, seed=3, opponent_model=False)
+    half = PIMCPolicy(16, infer=True, seed=3, rollout_model_weight=0.5)
+    assert (modelled.rollout_model_weight, plain.rollout_model_weight) == (1.0, 0.0)
+    differ = checked = 0
+    for _, observation in heuristic_positions({"num_players": 2}, 5, 40):
+        if observation["action_mask"].sum() < 2:
+            continue
+        m, p, h = (player.action_values(observation) for player in (modelled, plain, half))
+        assert modelled.action_values(observation, 0.0) == p
+        assert half.action_values(observation, 1.0) == m
+        assert h == pytest.approx({a: 0.5 * m[a] + 0.5 * p[a] for a in m})
+        differ += m != p
+        checked += 1
+    assert checked >= 20 and differ >= 5  # the model changes the rollouts' values
+    model = load_policy("bastra_2p", infer_worlds=8, rollout_model_weight=0.25)
+    assert model.rollout_weight_of(0) == 0.25 == model.rollout_weight_of(3)
+    assert load_policy("bastra_2p", infer_worlds=8).rollout_weight_of(3) == ROLLOUT_MODEL_WEIGHTS[3]
+    makes = [
+        lambda: PIMCPolicy(8, infer=True, rollout_model_weight=1.5),
+        lambda: PIMCPolicy(8, infer=True, rollout_model_weight=float("nan")),
+        lambda: load_policy("bastra_2p", infer_worlds=8, rollout_model_weight=-0.1),
+    ]
+    for make in makes:
+        with pytest.raises(ValueError, match="rollout_model_weight must be in"):
+            make()
+    for make in (lambda: PIMCPolicy(8, rollout_model_weight=0.5),
+                 lambda: PIMCPolicy(8, infer=True, opponent_model=False, rollout_model_weight=1),
+                 lambda: LearnedPolicy(load_policy("bastra_2p").model, infer_worlds=8,
+                                       opponent_model=False, rollout_model_weight=0.5),
+                 ):  # fmt: skip
+        with pytest.raises(ValueError, match="needs the opponent model"):
+            make()
+    with pytest.raises(ValueError, match="rollout_model_weight must be in"):
+        modelled.action_values(next(heuristic_positions({"num_players": 2}, 5, 1))[1], 2.0)
 
 
 def test_players_that_model_the_other_sides_weigh_the_model_in_the_endgame():
