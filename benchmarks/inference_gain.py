@@ -8,6 +8,7 @@ deals, the running figures printed every ``--chunk`` deals.
     python benchmarks/inference_gain.py bastra_2p:infer heuristic --objective game
     python benchmarks/inference_gain.py bastra_2p:infer heuristic --model-weight 0
     python benchmarks/inference_gain.py bastra_2p:infer pimc:64:infer --network-weight 0.1
+    python benchmarks/inference_gain.py bastra_2p:infer pimc:64:infer --rollout-model-weight 0.5
 
 Players are ``make_policy`` names with their default seeds (``pimc:64``, ``pimc:64:infer``,
 ``bastra_2p``, ``bastra_2p:infer``, ...); in the team game a side is two copies of a player. Deal
@@ -34,6 +35,7 @@ from agents import LearnedPolicy, PIMCPolicy, make_policy  # noqa: E402
 from agents.endgame import OBJECTIVES, checked_model_weight  # noqa: E402
 from agents.evaluate import TABLES, duplicate_match, wilson_interval  # noqa: E402
 from agents.learned import checked_network_weight  # noqa: E402
+from agents.search import checked_rollout_model_weight  # noqa: E402
 
 
 def main() -> None:
@@ -60,6 +62,11 @@ def main() -> None:
         "--network-weight", type=float,
         help="points a nat of the network's log-probability beside the PIMC search's values "
         "in a MODEL:infer player (LearnedPolicy's network_weight; the table's by default)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--rollout-model-weight", type=float,
+        help="the modelled rollouts' share of the player's PIMC values, the rest rollouts of the "
+        "same worlds by the rollout policy (rollout_model_weight; the player's own by default)",
     )  # fmt: skip
     parser.add_argument(
         "--objective", choices=OBJECTIVES,
@@ -90,6 +97,17 @@ def main() -> None:
             player.network_weight = checked_network_weight(args.network_weight)
         except ValueError as error:
             parser.error(str(error))
+    if args.rollout_model_weight is not None:
+        if search is None or not search.opponent_model:
+            parser.error(f"{args.player} plays no PIMC search with the opponent model (:infer)")
+        try:
+            share = checked_rollout_model_weight(args.rollout_model_weight, True)
+        except ValueError as error:
+            parser.error(str(error))
+        if isinstance(player, LearnedPolicy):
+            player.rollout_model_weight = share
+        else:
+            search.rollout_model_weight = share
     if args.objective:
         if search is None:
             parser.error(f"{args.player} plays no PIMC search (pimc:N, MODEL:infer)")
