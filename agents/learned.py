@@ -15,6 +15,7 @@ from .endgame import LAST_DEAL, OBJECTIVES, checked_model_weight, solve
 from .features import action_inputs_batch
 from .network import PolicyValueNet, build_model, read_checkpoint
 from .policies import Observation, legal_actions
+from .positions import deal_fit, decision_seed, position_of
 
 if TYPE_CHECKING:
     from .rllib import RLlibPolicy
@@ -29,11 +30,17 @@ table (2, 3 and 4 players, 4 in teams), as measured in full games (the README's 
 section), unless ``network_weight`` sets one for every table."""
 
 
-ROLLOUT_MODEL_WEIGHTS = (1.0, 1.0, 1.0, 1.0)
+ROLLOUT_MODEL_WEIGHTS = ((1.0, 0.5), (1.0, 1.0), (1.0, 1.0), (1.0, 1.0))
 """Where ``infer_worlds`` is set, the modelled rollouts' share of the search's value of a move
 (``agents.search.PIMCPolicy``'s ``rollout_model_weight``; the rest: rollouts of the same worlds
-by the rollout policy on every seat), by the observation's table as ``NETWORK_WEIGHTS``, unless
-``rollout_model_weight`` sets one for every table."""
+by the rollout policy on every seat), by the observation's table as ``NETWORK_WEIGHTS``: the
+first where the other seats' plays of this deal fit the opponent model, the second where they
+fit it worse than a uniform choice (``agents.positions.deal_fit`` under ``MISFIT``), unless
+``rollout_model_weight`` sets one share for every table and deal (the README's inference
+section)."""
+MISFIT = -0.5
+"""The log Bayes factor (``agents.positions.deal_fit``) under which the deal's plays fit the
+opponent model worse than a uniform choice: uniform play at least 1.65 times likelier."""
 
 
 def checked_network_weight(weight: float | None) -> float | None:
@@ -195,7 +202,7 @@ class LearnedPolicy:
                 chosen[i] = max(solved, key=lambda a: (solved[a], float(row[a])))
             elif self.pimc is not None:
                 table = int(tables[i])
-                values = self.pimc.action_values(seen, self.rollout_weight_of(table))
+                values = self.pimc.action_values(seen, self.rollout_weight_of(table, seen))
                 row, weight = log_probs[i], self.weight_of(table)
                 chosen[i] = max(values, key=lambda a: values[a] + weight * float(row[a]))
         return chosen
@@ -205,13 +212,21 @@ class LearnedPolicy:
         observation's ``table`` one-hot)."""
         return NETWORK_WEIGHTS[table] if self.network_weight is None else self.network_weight
 
-    def rollout_weight_of(self, table: int) -> float:
-        """The modelled rollouts' share of PIMC's values at a table (as ``weight_of``)."""
+    def rollout_weight_of(self, table: int, observation: Observation | None = None) -> float:
+        """The modelled rollouts' share of PIMC's values at a table (as ``weight_of``), for an
+        observation where the table's share depends on how the deal's plays fit the model (the
+        share where they fit without one)."""
         if self.pimc is None or not self.pimc.opponent_model:
             return 0.0
-        if self.rollout_model_weight is None:
-            return ROLLOUT_MODEL_WEIGHTS[table]
-        return self.rollout_model_weight
+        if self.rollout_model_weight is not None:
+            return self.rollout_model_weight
+        fit, misfit = ROLLOUT_MODEL_WEIGHTS[table]
+        if fit == misfit or observation is None:
+            return fit
+        obs = np.asarray(observation["observation"])
+        position, rules, cards, sizes = position_of(obs)
+        evidence = deal_fit(position, rules, cards, sizes, decision_seed(self.pimc.seed, obs))
+        return misfit if evidence < MISFIT else fit
 
     @torch.no_grad()
     def explain_batch(

@@ -146,3 +146,26 @@ def inferred_worlds(
     S.inferred_worlds(position, rules, cards, sizes, CANDIDATES_PER_WORLD * worlds, rng,
                       float(tau), float(eps), out)  # fmt: skip
     return out
+
+
+FIT_WORLDS = 256
+"""``deal_fit`` averages the two likelihoods over this many uniform determinizations."""
+
+
+def deal_fit(
+    position: np.ndarray,
+    rules: np.ndarray,
+    cards: np.ndarray,
+    sizes: np.ndarray,
+    rng: np.ndarray,
+    worlds: int = FIT_WORLDS,
+) -> float:
+    """How well the opponent model (``OPPONENT_TAU``, ``OPPONENT_EPS``) explains the other seats'
+    plays of this deal, against a uniform choice among their legal plays: the log Bayes factor
+    of the model over uniform play, on ``worlds`` uniform determinizations of a ``position_of``
+    position (``agents.search_kernels.deal_fit``); 0 where no other seat has played since the
+    deal. Under the model's own play it is well above 0; a search player's plays often take it
+    below."""
+    if worlds < 1:
+        raise ValueError(f"worlds must be at least 1, got {worlds!r}")
+    return float(S.deal_fit(position, rules, cards, sizes, worlds, rng, OPPONENT_TAU, OPPONENT_EPS))

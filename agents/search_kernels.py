@@ -584,6 +584,41 @@ def inferred_worlds(
         _shuffle(out[s, DECK + out[s, DECK_POS] : DECK + out[s, DECK_LEN]], rng)
 
 
+@njit(cache=True)
+def deal_fit(
+    position: np.ndarray,
+    rules: np.ndarray,
+    cards: np.ndarray,
+    sizes: np.ndarray,
+    candidates: int,
+    rng: np.ndarray,
+    tau: float,
+    eps: float,
+) -> float:
+    """How much better the opponent model (``tau``, ``eps``) explains the other seats' plays of
+    this deal than a uniform choice among their legal plays: the log of the ratio of the two
+    likelihoods (``deal_log_likelihood``), each averaged over the same ``candidates`` uniform
+    determinizations (a log Bayes factor; 0 where no other seat has played since the deal)."""
+    state = np.empty_like(position)
+    world = np.empty_like(position)
+    obs = np.empty(OBSERVATION_SIZE, dtype=np.float32)
+    mask = np.empty(NUM_ACTIONS, dtype=np.int8)
+    est = np.empty((MAX_LEGAL, NUM_ESTIMATES))
+    work = np.empty(WORK_SIZE, dtype=np.int64)
+    model = np.empty(candidates)
+    uniform = np.empty(candidates)
+    for c in range(candidates):
+        determinize(position, cards, sizes, rng, world)
+        model[c] = deal_log_likelihood(world, position, rules, tau, eps, state, obs, mask, est,
+                                       work)  # fmt: skip
+        uniform[c] = deal_log_likelihood(world, position, rules, tau, 1.0, state, obs, mask, est,
+                                         work)  # fmt: skip
+    top, flat = model.max(), uniform.max()
+    return (top + np.log(np.mean(np.exp(model - top)))) - (
+        flat + np.log(np.mean(np.exp(uniform - flat)))
+    )
+
+
 # ------------------------------------------------------------------------- IS-MCTS
 # the tree: one row per node
 N_ACTION, N_PARENT, N_CHILD, N_NEXT, N_MOVER = range(5)

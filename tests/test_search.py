@@ -18,8 +18,8 @@ from agents import search_kernels as S
 from agents.endgame import MODEL_WEIGHT, solve
 from agents.endgame_kernels import POINTS_ONLY
 from agents.equity import MEASURED_SCORING, chance, game_equity, objective_table
-from agents.learned import NETWORK_WEIGHTS, ROLLOUT_MODEL_WEIGHTS, LearnedPolicy
-from agents.positions import inferred_worlds
+from agents.learned import MISFIT, NETWORK_WEIGHTS, ROLLOUT_MODEL_WEIGHTS, LearnedPolicy
+from agents.positions import deal_fit, inferred_worlds
 from agents.search import decision_seed, position_of
 from bastra_env import kernels as K
 from bastra_env.layout import MAX_LEGAL, NUM_ACTIONS, OBSERVATION_SIZE, SLOTS_PER_CARD
@@ -220,12 +220,10 @@ def test_a_model_with_inference_searches_before_the_endgame_and_is_deterministic
     first = [model.act(o) for o in samples]
     assert [load_policy("bastra_2p", infer_worlds=16, seed=4).act(o) for o in samples] == first
     assert first != [network.act(o) for o in samples]
-    weight, share = model.weight_of(0), model.rollout_weight_of(0)
+    weight = model.weight_of(0)
     assert weight == NETWORK_WEIGHTS[0] and model.weight_of(3) == NETWORK_WEIGHTS[3]
-    assert share == ROLLOUT_MODEL_WEIGHTS[0]
-    assert model.rollout_weight_of(3) == ROLLOUT_MODEL_WEIGHTS[3]
     for observation, chosen in zip(samples, first, strict=True):
-        values = model.pimc.action_values(observation, share)
+        values = model.pimc.action_values(observation, model.rollout_weight_of(0, observation))
         probs, _ = model.explain_batch(observation["observation"][None],
                                        observation["action_mask"][None])  # fmt: skip
         score = {a: v + weight * np.log(probs[0, a]) for a, v in values.items()}
@@ -241,7 +239,7 @@ def test_the_network_weight_beside_the_search_goes_from_the_search_alone_to_the_
     alone = load_policy("bastra_2p", infer_worlds=16, seed=4, network_weight=0.0)
     assert alone.weight_of(0) == 0.0 == alone.weight_of(3)
     for observation in samples:
-        values = alone.pimc.action_values(observation, alone.rollout_weight_of(0))
+        values = alone.pimc.action_values(observation, alone.rollout_weight_of(0, observation))
         assert values[alone.act(observation)] == max(values.values())
     led = load_policy("bastra_2p", infer_worlds=16, seed=4, network_weight=1e6)
     assert [led.act(o) for o in samples] == [network.act(o) for o in samples]
@@ -255,8 +253,8 @@ def test_the_rollouts_share_of_the_opponent_model_blends_the_two_kinds_of_rollou
     rollouts plus the rest of its mean over the rollout policy's rollouts of the same worlds. 1 is
     the modelled search (``pimc:N:infer``'s default), 0 the search without the model
     (``opponent_model=False``) on the same inferred worlds; a call may set its own share; a model
-    takes its table's (``ROLLOUT_MODEL_WEIGHTS``) unless given one; a share outside [0, 1], or
-    above 0 without the model, is refused."""
+    given one takes it at every table and deal; a share outside [0, 1], or above 0 without the
+    model, is refused."""
     modelled = PIMCPolicy(16, infer=True, seed=3)
     plain = PIMCPolicy(16, infer=True, seed=3, opponent_model=False)
     half = PIMCPolicy(16, infer=True, seed=3, rollout_model_weight=0.5)
@@ -273,8 +271,8 @@ def test_the_rollouts_share_of_the_opponent_model_blends_the_two_kinds_of_rollou
         checked += 1
     assert checked >= 20 and differ >= 5  # the model changes the rollouts' values
     model = load_policy("bastra_2p", infer_worlds=8, rollout_model_weight=0.25)
-    assert model.rollout_weight_of(0) == 0.25 == model.rollout_weight_of(3)
-    assert load_policy("bastra_2p", infer_worlds=8).rollout_weight_of(3) == ROLLOUT_MODEL_WEIGHTS[3]
+    for _, observation in positions({"num_players": 2}, 5, 30):
+        assert model.rollout_weight_of(0, observation) == 0.25 == model.rollout_weight_of(3)
     makes = [
         lambda: PIMCPolicy(8, infer=True, rollout_model_weight=1.5),
         lambda: PIMCPolicy(8, infer=True, rollout_model_weight=float("nan")),
@@ -292,6 +290,52 @@ def test_the_rollouts_share_of_the_opponent_model_blends_the_two_kinds_of_rollou
             make()
     with pytest.raises(ValueError, match="rollout_model_weight must be in"):
         modelled.action_values(next(heuristic_positions({"num_players": 2}, 5, 1))[1], 2.0)
+
+
+@pytest.mark.parametrize("table", TABLES[::2], ids=["2p", "teams"])
+def test_the_deal_fit_tells_the_models_own_play_from_random_play(table):
+    """``deal_fit`` (the log Bayes factor of the opponent model over a uniform choice, on the
+    deal's plays): 0 before another seat has played in the deal; under the model's own play
+    (heuristic self-play) well above 0 and rarely under ``MISFIT``; under random play below 0
+    and often under it; the same stream gives the same figure."""
+    fits = {}
+    for kind, made in (("model", heuristic_positions), ("random", positions)):
+        fits[kind] = []
+        for _, observation in made(table, 5, 150):
+            obs = observation["observation"]
+            position, rules, cards, sizes = position_of(obs)
+            fit = deal_fit(position, rules, cards, sizes, decision_seed(0, obs), worlds=64)
+            assert fit == deal_fit(position, rules, cards, sizes, decision_seed(0, obs), 64)
+            if position[K.PLAYS] % (4 * int(rules[K.R_PLAYERS])) == 0:
+                assert fit == 0.0  # no seat has played since the deal
+            elif fit != 0.0:
+                fits[kind].append(fit)
+    model, random = np.array(fits["model"]), np.array(fits["random"])
+    assert len(model) >= 100 and len(random) >= 100
+    assert np.median(model) > 1.0 and (model < MISFIT).mean() < 0.15
+    assert np.median(random) < 0.0 and (random < MISFIT).mean() > 0.4
+    with pytest.raises(ValueError, match="worlds"):
+        deal_fit(position, rules, cards, sizes, decision_seed(0, obs), worlds=0)
+
+
+def test_a_2p_model_trusts_the_modelled_rollouts_less_where_the_deal_misfits_the_model():
+    """``MODEL:infer`` without ``rollout_model_weight`` takes its table's shares
+    (``ROLLOUT_MODEL_WEIGHTS``): in 2p the first where the deal's plays fit the opponent model,
+    the second where ``deal_fit`` is under ``MISFIT``; in teams one share everywhere."""
+    model = load_policy("bastra_2p", infer_worlds=8, seed=2)
+    fit, misfit = ROLLOUT_MODEL_WEIGHTS[0]
+    assert (fit, misfit) == (1.0, 0.5) and model.rollout_weight_of(0) == fit
+    seen = set()
+    for _, observation in positions({"num_players": 2}, 6, 60):
+        obs = observation["observation"]
+        position, rules, cards, sizes = position_of(obs)
+        evidence = deal_fit(position, rules, cards, sizes, decision_seed(model.pimc.seed, obs))
+        share = model.rollout_weight_of(0, observation)
+        assert share == (misfit if evidence < MISFIT else fit)
+        seen.add(share)
+    assert seen == {fit, misfit}
+    team = next(positions(TABLES[2], 6, 1))[1]
+    assert model.rollout_weight_of(3, team) == ROLLOUT_MODEL_WEIGHTS[3][0] == 1.0
 
 
 def test_players_that_model_the_other_sides_weigh_the_model_in_the_endgame():
