@@ -544,6 +544,20 @@ def deal_log_likelihood(
 
 
 @njit(cache=True)
+def _likelihood_scratch(
+    position: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The scratch arrays ``deal_log_likelihood`` takes: state, obs, mask, est, work."""
+    return (
+        np.empty_like(position),
+        np.empty(OBSERVATION_SIZE, dtype=np.float32),
+        np.empty(NUM_ACTIONS, dtype=np.int8),
+        np.empty((MAX_LEGAL, NUM_ESTIMATES)),
+        np.empty(WORK_SIZE, dtype=np.int64),
+    )
+
+
+@njit(cache=True)
 def inferred_worlds(
     position: np.ndarray,
     rules: np.ndarray,
@@ -561,11 +575,7 @@ def inferred_worlds(
     world's deck is shuffled anew (the likelihood does not depend on it)."""
     worlds = np.empty((candidates, position.shape[0]), dtype=np.int64)
     logp = np.empty(candidates)
-    state = np.empty_like(position)
-    obs = np.empty(OBSERVATION_SIZE, dtype=np.float32)
-    mask = np.empty(NUM_ACTIONS, dtype=np.int8)
-    est = np.empty((MAX_LEGAL, NUM_ESTIMATES))
-    work = np.empty(WORK_SIZE, dtype=np.int64)
+    state, obs, mask, est, work = _likelihood_scratch(position)
     for c in range(candidates):
         determinize(position, cards, sizes, rng, worlds[c])
         logp[c] = deal_log_likelihood(worlds[c], position, rules, tau, eps, state, obs, mask,
@@ -599,12 +609,8 @@ def deal_fit(
     this deal than a uniform choice among their legal plays: the log of the ratio of the two
     likelihoods (``deal_log_likelihood``), each averaged over the same ``candidates`` uniform
     determinizations (a log Bayes factor; 0 where no other seat has played since the deal)."""
-    state = np.empty_like(position)
+    state, obs, mask, est, work = _likelihood_scratch(position)
     world = np.empty_like(position)
-    obs = np.empty(OBSERVATION_SIZE, dtype=np.float32)
-    mask = np.empty(NUM_ACTIONS, dtype=np.int8)
-    est = np.empty((MAX_LEGAL, NUM_ESTIMATES))
-    work = np.empty(WORK_SIZE, dtype=np.int64)
     model = np.empty(candidates)
     uniform = np.empty(candidates)
     for c in range(candidates):
@@ -613,10 +619,13 @@ def deal_fit(
                                        work)  # fmt: skip
         uniform[c] = deal_log_likelihood(world, position, rules, tau, 1.0, state, obs, mask, est,
                                          work)  # fmt: skip
-    top, flat = model.max(), uniform.max()
-    return (top + np.log(np.mean(np.exp(model - top)))) - (
-        flat + np.log(np.mean(np.exp(uniform - flat)))
-    )
+    return _log_mean_exp(model) - _log_mean_exp(uniform)
+
+
+@njit(cache=True)
+def _log_mean_exp(values: np.ndarray) -> float:
+    top = values.max()
+    return top + np.log(np.mean(np.exp(values - top)))
 
 
 # ------------------------------------------------------------------------- IS-MCTS
