@@ -197,9 +197,7 @@ class PIMCPolicy(_SearchPolicy):
             if self.infer:
                 worlds = inferred_worlds(position, rules, cards, sizes, step, rng)
             else:
-                worlds = np.empty((step, position.shape[0]), dtype=np.int64)
-                for world in worlds:
-                    S.determinize(position, cards, sizes, rng, world)
+                worlds = S.uniform_worlds(position, cards, sizes, step, rng)
             if share > 0:
                 S.pimc_worlds(position, rules, worlds, modelled_sums, True, equity)
             if share < 1:

@@ -292,24 +292,15 @@ def _add_world(
 
 
 @njit(cache=True)
-def pimc(
-    position: np.ndarray,
-    rules: np.ndarray,
-    cards: np.ndarray,
-    sizes: np.ndarray,
-    samples: int,
-    rng: np.ndarray,
-    sums: np.ndarray,
-    modelled: bool,
-    equity: np.ndarray,
-) -> None:
-    """Add to ``sums[i]`` (legal move ``i`` of ``position``, as ``legal_slots`` orders them) its
-    value (``end_value``) on each of ``samples`` determinizations, every move on the same ones
-    (``modelled``: the other sides' rollouts by the heuristic player, as ``rollout`` says)."""
+def uniform_worlds(
+    position: np.ndarray, cards: np.ndarray, sizes: np.ndarray, samples: int, rng: np.ndarray
+) -> np.ndarray:
+    """``int64[samples, STATE_SIZE]``: ``samples`` determinizations of ``position``
+    (``determinize``, one after another on ``rng``)."""
     worlds = np.empty((samples, position.shape[0]), dtype=np.int64)
     for w in range(samples):
         determinize(position, cards, sizes, rng, worlds[w])
-    pimc_worlds(position, rules, worlds, sums, modelled, equity)
+    return worlds
 
 
 @njit(cache=True)
@@ -321,7 +312,9 @@ def pimc_worlds(
     modelled: bool,
     equity: np.ndarray,
 ) -> None:
-    """As ``pimc``, on the given determinizations (rows of ``worlds``)."""
+    """Add to ``sums[i]`` (legal move ``i`` of ``position``, as ``legal_slots`` orders them) its
+    value (``end_value``) on each determinization (row of ``worlds``), every move on the same ones
+    (``modelled``: the other sides' rollouts by the heuristic player, as ``rollout`` says)."""
     work = np.empty(WORK_SIZE, dtype=np.int64)
     base = position.copy()
     n = legal_slots(base, rules, work)
