@@ -36,9 +36,9 @@ for banned in ("tests", "runs", "benchmarks", "examples"):  # as a folder, at an
 required = ["agents/py.typed", "bastra_env/py.typed", "agents/cli.py", "agents/train.py"]
 required += [f"agents/pretrained/{p.name}" for p in sorted((repo / "agents/pretrained").glob("*.*"))]
 required += [f"agents/configs/{p.name}" for p in sorted((repo / "agents/configs").glob("*.yaml"))]
-if (repo / "agents/web").is_dir():  # the web app's files, once there are any
-    required += [f"agents/{p.relative_to(repo / 'agents')}" for p in (repo / "agents/web").rglob("*")
-                 if p.is_file() and "__pycache__" not in p.parts]
+web = repo / "agents/apps/web"  # the web app's page
+required += [f"agents/{p.relative_to(repo / 'agents')}" for p in web.rglob("*")
+             if p.is_file() and "__pycache__" not in p.parts]
 if not any(r.startswith("agents/pretrained/") for r in required):
     problems.append("no agents/pretrained/*.pt in the checkout to ship")
 problems += [f"the wheel lacks {r}" for r in required if r not in names]

@@ -1,111 +1,48 @@
-"""Bastra players: rule-based baselines and learned policies."""
+"""Bastra players: rule-based baselines, search players and learned policies.
 
-import difflib
+The package is built in floors, each importing only the ones below it (``lint-imports`` checks
+the contracts written in ``pyproject.toml``):
+
+==================  =====================================================================
+``apps``            terminal play, the web app and its page, export (``python -m agents.X``)
+``training``        self-play PPO (``agents.training.ppo``)
+``evaluation``      duplicate matches, ratings, curves, replays
+``registry``        ``make_policy`` / ``load_policy``: every player by name
+``integrations``    RLlib
+``learning``        the network, its per-action inputs, the learned player and its search
+``search``          PIMC, IS-MCTS, the endgame search, inference, game equity, their kernels
+``players``         random, greedy, heuristic and their compiled kernels
+==================  =====================================================================
+
+This module only configures numba's cache (before any kernel is defined) and gathers the public
+names; nothing inside the package imports it.
+"""
+
 from pathlib import Path
-from typing import Any
 
-from . import _kernel_cache  # noqa: F401  (first: numba's cache folder, before any kernel)
-from .heuristic import HeuristicPolicy
-from .learned import PRETRAINED, LearnedPolicy, load_policy
-from .policies import GreedyPolicy, RandomPolicy
-from .search import SPEC as SEARCH_SPEC
-from .search import ISMCTSPolicy, PIMCPolicy, is_search_spec, make_search_policy
+from bastra_env import _cache
 
-BASELINES = {"random": RandomPolicy, "greedy": GreedyPolicy, "heuristic": HeuristicPolicy}
-"""Built-in policies by name, as the command-line tools accept them."""
+KERNEL_FILES = ("players/kernels.py", "search/endgame_kernels.py", "search/kernels.py")
+"""The files of compiled kernels that call each other across files: numba only notices a change
+to the file a kernel is defined in, so their cache folder is named by a fingerprint of all of
+them together with the rules kernels' (``bastra_env._cache``)."""
 
+_cache.configure(tuple(Path(__file__).resolve().parent / name for name in KERNEL_FILES))
 
-POLICY_NAMES = (*BASELINES, *PRETRAINED)
-"""Every policy name ``make_policy`` takes besides a checkpoint path."""
-NETWORK_ALONE = ":network"
-"""After a model's name or path (``bastra_2p:network``): its network without the endgame search."""
-LAST_DEAL_ONLY = ":last-deal"
-"""After a model's name or path (``bastra_2p:last-deal``): its endgame search on the last deal
-only (``endgame_deals=1``), not the two-player two-deal search."""
-POINTS_OBJECTIVE = ":points"
-"""After a model's name or path (``bastra_2p:points``): its endgame search maximising the round's
-point difference (``objective="points"``) rather than the chance of winning the game."""
-INFERENCE = ":infer"
-"""After a model's name or path (``bastra_2p:infer``): before the endgame search takes over, a
-PIMC search on worlds inferred from the deal's plays (``LearnedPolicy(infer_worlds=64)``), the
-network's log-probability added to each move's value (``LearnedPolicy.network_weight``), instead
-of the network alone."""
-MODEL_SUFFIXES: dict[str, dict[str, Any]] = {
-    NETWORK_ALONE: {"endgame": False},
-    INFERENCE: {"infer_worlds": 64},
-    LAST_DEAL_ONLY: {"endgame_deals": 1},
-    POINTS_OBJECTIVE: {"objective": "points"},
-}
-"""What each suffix after a model asks of ``load_policy``."""
-
-
-def _split_suffix(spec: str) -> tuple[str, tuple[str, ...]]:
-    """``(model, suffixes)`` of ``MODEL:network``, ``MODEL:last-deal``, ``MODEL:points`` or
-    several of them (``MODEL:last-deal:points``); ``(spec, ())`` else."""
-    model = spec
-    found: tuple[str, ...] = ()
-    while not is_search_spec(model):
-        suffix = next((s for s in MODEL_SUFFIXES if model.endswith(s)), None)
-        if suffix is None:
-            break
-        model, found = model[: -len(suffix)], (suffix, *found)
-    return (model, found) if found else (spec, ())
-
-
-def policy_problem(spec: str) -> str | None:
-    """What is wrong with a policy name, without loading it (``None``: ``make_policy`` takes it):
-    the message ``make_policy`` would raise."""
-    if spec in BASELINES or spec in PRETRAINED:
-        return None
-    model, suffixes = _split_suffix(spec)
-    if suffixes:
-        if model in BASELINES:
-            return f"{spec!r}: {''.join(suffixes)} follows a model (name or path), not a built-in"
-        return policy_problem(model)
-    if is_search_spec(spec):
-        match = SEARCH_SPEC.match(spec)
-        if match is None or int(match.group(2)) < 1:
-            return f"not a search player: {spec!r} (e.g. pimc:64, ismcts:400, pimc:50ms:bastra_2p)"
-        if match.group(4) and match.group(1) != "pimc":
-            return f"{spec!r}: inference (:infer) is a PIMC option (pimc:64:infer)"
-        return policy_problem(match.group(5)) if match.group(5) else None
-    if Path(spec).exists():
-        return None
-    close = difflib.get_close_matches(spec, POLICY_NAMES, n=1)
-    hint = f" Did you mean {close[0]!r}?" if close else ""
-    return (
-        f"unknown policy {spec!r}: not a built-in name ({', '.join(POLICY_NAMES)}), not a "
-        f"search player (pimc:N, ismcts:N) and no checkpoint file or directory at that "
-        f"path.{hint}"
-    )
-
-
-def make_policy(spec: str, seed: int | None = None, endgame: bool = True) -> Any:
-    """A baseline name (``random``, ``greedy``, ``heuristic``), a search player (``pimc:64``,
-    ``ismcts:400``, ``ismcts:80ms:bastra_2p``: see ``agents.search``), a packaged model's name
-    (``bastra_2p``, ``bastra_4p_teams``) or a checkpoint path (``endgame``: see
-    ``LearnedPolicy``; ``:network`` after a model, e.g. ``bastra_2p:network``, is the network
-    without the endgame search, ``:last-deal`` its search on the last deal only, ``:points`` its
-    search maximising the round's point difference, not the game's chance; they combine:
-    ``bastra_2p:last-deal:points``). An unknown name
-    raises ``ValueError`` naming the known ones."""
-    if spec in BASELINES:
-        return RandomPolicy(seed) if spec == "random" else BASELINES[spec]()
-    if is_search_spec(spec):
-        return make_search_policy(spec, seed=seed)
-    problem = policy_problem(spec)
-    if problem:
-        raise ValueError(problem)
-    model, suffixes = _split_suffix(spec)
-    if suffixes:
-        options: dict[str, Any] = {}
-        for suffix in suffixes:
-            options.update(MODEL_SUFFIXES[suffix])
-        policy = load_policy(model, **options)
-        policy.name = spec
-        return policy
-    return load_policy(spec, endgame=endgame)
-
+from agents.learning.policy import LearnedPolicy  # noqa: E402  (after the cache set-up)
+from agents.players.basic import GreedyPolicy, RandomPolicy  # noqa: E402
+from agents.players.heuristic import HeuristicPolicy  # noqa: E402
+from agents.registry import (  # noqa: E402
+    BASELINES,
+    LAST_DEAL_ONLY,
+    NETWORK_ALONE,
+    POINTS_OBJECTIVE,
+    POLICY_NAMES,
+    load_policy,
+    make_policy,
+    policy_problem,
+)
+from agents.search.players import ISMCTSPolicy, PIMCPolicy  # noqa: E402
 
 __all__ = [
     "BASELINES",

@@ -100,3 +100,21 @@ class Rules:
 
 
 FIELD_NAMES: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Rules))
+
+TABLES: dict[str, dict[str, Any]] = {
+    "2p": {"num_players": 2},
+    "4p_teams": {"num_players": 4, "teams": True},
+}
+"""The two tables the project trains, rates and serves, by name: the ``Rules`` fields that make
+them (the rest at their defaults)."""
+
+
+def table_of(rules: Rules) -> str | None:
+    """The name in ``TABLES`` of the table ``rules`` seat (``None``: 3 players, or 4 without
+    teams)."""
+    for name, fields in TABLES.items():
+        if all(getattr(rules, key) == value for key, value in fields.items()) and (
+            rules.teams == fields.get("teams", False)
+        ):
+            return name
+    return None

@@ -1,4 +1,5 @@
-"""What the endgame search (``agents.endgame``) is worth: the heuristic player with and without it.
+"""What the endgame search (``agents.search.endgame``) is worth: the heuristic player with and
+without it.
 
     python benchmarks/endgame_gain.py [--deals 300] [--game-deals 100]
 
@@ -20,8 +21,8 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents import HeuristicPolicy
-from agents.endgame import solve
-from agents.evaluate import duplicate_match, results_table
+from agents.evaluation.matches import duplicate_match, results_table
+from agents.search.endgame import solve
 
 
 class SearchingHeuristic:

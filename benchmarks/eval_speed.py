@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 import bastra_env  # noqa: E402
 from agents import HeuristicPolicy, load_policy  # noqa: E402
-from agents.evaluate import duplicate_match, play_game  # noqa: E402
+from agents.evaluation.matches import duplicate_match, play_game  # noqa: E402
 
 
 def main() -> None:

@@ -26,7 +26,7 @@ def child(spec: str, warm: bool) -> None:
     import torch
 
     torch.set_num_threads(1)
-    import agents.learned as learned
+    import agents.learning.policy as learned
 
     learned._WARM = not warm  # marked as done already: no warm-up
     from agents import make_policy

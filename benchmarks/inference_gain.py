@@ -32,10 +32,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from agents import LearnedPolicy, PIMCPolicy, make_policy  # noqa: E402
-from agents.endgame import OBJECTIVES, checked_model_weight  # noqa: E402
-from agents.evaluate import TABLES, duplicate_match, wilson_interval  # noqa: E402
-from agents.learned import checked_network_weight  # noqa: E402
-from agents.search import checked_rollout_model_weight  # noqa: E402
+from agents.evaluation.matches import TABLES, duplicate_match, wilson_interval  # noqa: E402
+from agents.learning.policy import checked_network_weight  # noqa: E402
+from agents.search.endgame import OBJECTIVES, checked_model_weight  # noqa: E402
+from agents.search.players import checked_rollout_model_weight  # noqa: E402
 
 
 def main() -> None:

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from agents import GreedyPolicy, HeuristicPolicy, RandomPolicy, load_policy  # noqa: E402
-from agents.evaluate import duplicate_match, results_table  # noqa: E402
+from agents.evaluation.matches import duplicate_match, results_table  # noqa: E402
 
 MODELS = {
     "2p": "agents/pretrained/bastra_2p.pt",

@@ -1,4 +1,5 @@
-"""RLlib training throughput (new API stack, ``agents.rllib``): env steps per second, 2p and 4p.
+"""RLlib training throughput (new API stack, ``agents.integrations.rllib``): env steps per second,
+2p and 4p.
 
     python benchmarks/rllib_speed.py [--num-env-runners 0,1] [--iterations 3] [--tables 2p,4p_teams]
 
@@ -23,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 import torch  # noqa: E402
 
-from agents.rllib import TABLES, build_config, init_ray  # noqa: E402
+from agents.integrations.rllib import TABLES, build_config, init_ray  # noqa: E402
 
 
 def int_list(text: str) -> list[int]:

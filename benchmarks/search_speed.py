@@ -37,10 +37,10 @@ sys.path.insert(0, str(ROOT))
 
 import bastra_env  # noqa: E402
 from agents import HeuristicPolicy, load_policy, make_policy  # noqa: E402
-from agents.endgame import MODEL_WEIGHT, solve  # noqa: E402
+from agents.search.endgame import MODEL_WEIGHT, solve  # noqa: E402
+from bastra_env.rules import TABLES  # noqa: E402
 from benchmarks import pin_to_one_core  # noqa: E402
 
-TABLES = {"2p": {"num_players": 2}, "4p_teams": {"num_players": 4, "teams": True}}
 MODELS = {"2p": "bastra_2p", "4p_teams": "bastra_4p_teams"}
 
 

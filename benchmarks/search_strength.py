@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from agents import make_policy  # noqa: E402
-from agents.evaluate import duplicate_match  # noqa: E402
+from agents.evaluation.matches import duplicate_match  # noqa: E402
 
 MODELS = {"2p": "bastra_2p", "4p_teams": "bastra_4p_teams"}
 

@@ -7,10 +7,11 @@
 
 Locally this starts its own Ray instance. On a cluster, leave ``RAY_ADDRESS`` set (for example
 ``RAY_ADDRESS=auto`` on a node of the cluster): the run connects to it and ships this project to
-every node (``agents.rllib.cluster_runtime_env``). A cluster with Ray's token authentication (the
-README's multi-node steps) also needs ``RAY_AUTH_MODE=token`` and its token (``~/.ray/auth_token``,
-``RAY_AUTH_TOKEN_PATH`` or ``RAY_AUTH_TOKEN``) here. The checkpoint is written on the driver; the
-evaluation runs there too, without Ray, through ``agents.load_policy(checkpoint_dir)``.
+every node (``agents.integrations.rllib.cluster_runtime_env``). A cluster with Ray's token
+authentication (the README's multi-node steps) also needs ``RAY_AUTH_MODE=token`` and its token
+(``~/.ray/auth_token``, ``RAY_AUTH_TOKEN_PATH`` or ``RAY_AUTH_TOKEN``) here. The checkpoint is
+written on the driver; the evaluation runs there too, without Ray, through
+``agents.load_policy(checkpoint_dir)``.
 """
 
 from __future__ import annotations
@@ -20,9 +21,9 @@ import argparse
 import torch
 
 from agents import load_policy, make_policy
-from agents.evaluate import duplicate_match
-from agents.rllib import CONFIG_DEFAULTS as DEFAULTS
-from agents.rllib import TABLES, cluster_runtime_env, train_rllib
+from agents.evaluation.matches import duplicate_match
+from agents.integrations.rllib import CONFIG_DEFAULTS as DEFAULTS
+from agents.integrations.rllib import TABLES, cluster_runtime_env, train_rllib
 
 
 def main(argv: list[str] | None = None) -> float:

@@ -40,7 +40,7 @@ from torch import nn
 
 import bastra_env  # noqa: F401  (registers Bastra-v0)
 from agents import make_policy
-from agents.network import tied_summary_logits
+from agents.learning.network import tied_summary_logits
 from bastra_env.layout import ACTION_SUMMARIES, OBSERVATION_SIZE
 
 EMBED = 64
@@ -60,7 +60,7 @@ class ActionSummaryExtractor(BaseFeaturesExtractor):
 
 class TiedSummaryHead(nn.Module):
     """Logits = Linear(embedding) + w . summary[action], one ``w`` shared by every action
-    (``agents.network.tied_summary_logits``)."""
+    (``agents.learning.network.tied_summary_logits``)."""
 
     def __init__(self, embed: int, num_actions: int) -> None:
         super().__init__()

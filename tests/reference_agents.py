@@ -1,9 +1,9 @@
 """The agents' per-action numbers in plain Python: the reference the compiled kernels of
-``agents.compiled`` are checked against (tests only; nothing in the package imports it).
+``agents.players.kernels`` are checked against (tests only; nothing in the package imports it).
 
 ``play_estimates``, ``action_inputs`` and ``greedy_act`` are the implementations
-``agents.heuristic``, ``agents.features`` and ``GreedyPolicy.act`` had before the kernels,
-unchanged but for their imports; their constants are restated here, as they were.
+``agents.players.heuristic``, ``agents.learning.features`` and ``GreedyPolicy.act`` had before the
+kernels, unchanged but for their imports; their constants are restated here, as they were.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from math import comb
 
 import numpy as np
 
-from agents.policies import Observation, legal_actions, plane, trail_cost
+from agents.players.basic import Observation, legal_actions, plane, trail_cost
 from bastra_env.captures import captures
 from bastra_env.cards import JACK, NUM_CARDS, iter_cards, points
 from bastra_env.game import BASTRA, JACK_BASTRA, NO_BASTRA, PLAYS_PER_ROUND, bastra_kind
@@ -42,7 +42,7 @@ def play_estimates(
     card_value: float = CARD_VALUE,
     jack_keep: float = JACK_KEEP,
 ) -> np.ndarray:
-    """``float64[len(legal), 3]``: gain, reply, follow_up (see ``agents.heuristic``)."""
+    """``float64[len(legal), 3]``: gain, reply, follow_up (see ``agents.players.heuristic``)."""
     board = plane(obs, "board")
     unseen = plane(obs, "unseen")
     hand = plane(obs, "hand")

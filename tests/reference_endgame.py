@@ -1,7 +1,8 @@
 """The endgame search in plain Python: the reference the compiled kernels of
-``agents.endgame_kernels`` are checked against (tests only; nothing in the package imports it).
+``agents.search.endgame_kernels`` are checked against (tests only; nothing in the package imports
+it).
 
-``solve`` and ``_Search`` are the implementation ``agents.endgame`` had before the kernels,
+``solve`` and ``_Search`` are the implementation ``agents.search.endgame`` had before the kernels,
 unchanged but for their imports.
 """
 
@@ -12,7 +13,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from agents.policies import Observation, plane
+from agents.players.basic import Observation, plane
 from bastra_env.captures import captures
 from bastra_env.cards import iter_cards, points
 from bastra_env.game import BASTRA, JACK_BASTRA, PLAYS_PER_ROUND, bastra_kind

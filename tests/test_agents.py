@@ -13,8 +13,8 @@ from agents import (
     load_policy,
     make_policy,
 )
-from agents.features import ACTION_FEATURES, MAX_LEGAL, PAD_ACTION, action_inputs
-from agents.network import NetworkConfig, PolicyValueNet, save_checkpoint
+from agents.learning.features import ACTION_FEATURES, MAX_LEGAL, PAD_ACTION, action_inputs
+from agents.learning.network import NetworkConfig, PolicyValueNet, save_checkpoint
 from bastra_env import card_name, parse_card
 from bastra_env.layout import SLOTS_PER_CARD
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-import agents.train
+import agents.training.ppo
 from agents import cli
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""The compiled agent kernels (``agents.compiled``) against the plain Python reference
+"""The compiled agent kernels (``agents.players.kernels``) against the plain Python reference
 (``tests/reference_agents.py``) on observations of random play at every table: the same
 estimates, bit for bit the same network inputs, the same heuristic and greedy choices; and every
 policy's ``act_batch`` plays legal actions."""
@@ -8,18 +8,19 @@ import pytest
 import torch
 
 import bastra_env
-from agents import GreedyPolicy, HeuristicPolicy, LearnedPolicy, RandomPolicy, compiled
-from agents import features as features_module
-from agents.compiled import (
+from agents import GreedyPolicy, HeuristicPolicy, LearnedPolicy, RandomPolicy
+from agents.learning import features as features_module
+from agents.learning.features import ACTION_FEATURES, MAX_LEGAL, PAD_ACTION, action_inputs
+from agents.learning.network import NetworkConfig, PolicyValueNet
+from agents.players import kernels as compiled
+from agents.players.heuristic import ESTIMATES
+from agents.players.heuristic import play_estimates as heuristic_play_estimates
+from agents.players.kernels import (
     action_inputs_batch,
     greedy_actions,
     heuristic_actions,
     play_estimates,
 )
-from agents.features import ACTION_FEATURES, MAX_LEGAL, PAD_ACTION, action_inputs
-from agents.heuristic import ESTIMATES
-from agents.heuristic import play_estimates as heuristic_play_estimates
-from agents.network import NetworkConfig, PolicyValueNet
 from bastra_env.layout import NUM_ACTIONS, OBSERVATION_SIZE
 
 from . import reference_agents as reference

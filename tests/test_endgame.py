@@ -7,9 +7,9 @@ import torch
 
 import bastra_env
 from agents import HeuristicPolicy, LearnedPolicy
-from agents.endgame import solve
-from agents.network import NetworkConfig, PolicyValueNet
-from agents.policies import GreedyPolicy, RandomPolicy
+from agents.learning.network import NetworkConfig, PolicyValueNet
+from agents.players.basic import GreedyPolicy, RandomPolicy
+from agents.search.endgame import solve
 from bastra_env import kernels as K
 from bastra_env.cards import points
 
@@ -110,11 +110,11 @@ def test_in_the_last_but_one_deal_the_model_value_is_the_modelled_rollout(object
     world (the real hand and deck) is that move rolled out to the round's end, the other seat
     playing the heuristic player: the round's point difference less what is already banked, or
     the chance of winning the game from the totals (with a ten-thousandth of the points)."""
-    from agents import search_kernels as S
-    from agents.endgame import _modelled_values
-    from agents.endgame_kernels import POINTS_ONLY
-    from agents.equity import objective_table
-    from agents.positions import position_of
+    from agents.search import kernels as S
+    from agents.search.endgame import _modelled_values
+    from agents.search.endgame_kernels import POINTS_ONLY
+    from agents.search.equity import objective_table
+    from agents.search.positions import position_of
     from bastra_env.cards import iter_cards
     from bastra_env.layout import MAX_LEGAL, NUM_ACTIONS, OBSERVATION_SIZE, SLOTS_PER_CARD
 
@@ -169,8 +169,8 @@ def known_world(game) -> np.ndarray:
 
 def world_values(env, world: np.ndarray) -> dict[int, int]:
     """The two-deal search's exact values of the seat to move in one known world."""
-    from agents.endgame import _LAYOUT, _SCALES, LAST_DEAL
-    from agents.endgame_kernels import I_SEARCH, read_position, search
+    from agents.search.endgame import _LAYOUT, _SCALES, LAST_DEAL
+    from agents.search.endgame_kernels import I_SEARCH, read_position, search
     from bastra_env.layout import OBSERVED_CAP
 
     seen = env.observe(env.agent_selection)
@@ -373,7 +373,7 @@ def test_compiled_search_declines_where_the_reference_declines():
 def test_equity_table_is_the_chance_of_winning_from_the_totals():
     """Each round one side or the other scores 10 (the outcome counted both ways): to 20, from
     10-0 the leader wins at once half the time and else stands at 10-10 (even): 3/4."""
-    from agents.equity import EQUITY_SCALE, equity_table
+    from agents.search.equity import EQUITY_SCALE, equity_table
 
     table = equity_table(20, np.array([[10, 0, 1]])) / EQUITY_SCALE
     assert table[0, 0] == 0.5 and table[10, 10] == 0.5
@@ -392,7 +392,7 @@ def test_game_objective_value_is_the_equity_of_the_totals_best_play_reaches():
     """In a game to 100, from the first play of a later round's last deal both seats play the
     game objective's best action to the round's end: the totals the round ends at have exactly
     the equity the search predicted (the game scores, the round's points so far and the rest)."""
-    from agents.equity import EQUITY_SCALE, game_equity
+    from agents.search.equity import EQUITY_SCALE, game_equity
 
     heuristic = HeuristicPolicy()
     equity = game_equity("2p", 100)

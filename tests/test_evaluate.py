@@ -6,7 +6,7 @@ import pytest
 
 import bastra_env
 from agents import GreedyPolicy, RandomPolicy
-from agents.evaluate import (
+from agents.evaluation.matches import (
     MatchResult,
     bradley_terry,
     duplicate_match,
@@ -15,7 +15,7 @@ from agents.evaluate import (
     rating_intervals,
     wilson_interval,
 )
-from agents.replay import read_record
+from agents.evaluation.replay import read_record
 
 
 @pytest.mark.parametrize(
@@ -95,7 +95,7 @@ def test_curves_plot_from_a_run_directory(tmp_path):
 
 def test_batched_games_are_the_games_the_aec_env_plays():
     from agents import GreedyPolicy, HeuristicPolicy
-    from agents.evaluate import play_game, play_games
+    from agents.evaluation.matches import play_game, play_games
 
     greedy, heuristic = GreedyPolicy(), HeuristicPolicy()
     for table, seats in (

@@ -2,7 +2,7 @@
 
 import argparse
 
-from agents.play import main, play
+from agents.apps.play import main, play
 
 
 def args(**overrides):

@@ -1,4 +1,5 @@
-"""agents.rllib: RLlib (new API stack) self-play on a tiny budget, checkpoints, the league."""
+"""agents.integrations.rllib: RLlib (new API stack) self-play on a tiny budget, checkpoints, the
+league."""
 
 import pytest
 
@@ -10,7 +11,7 @@ from ray.rllib.core.columns import Columns
 
 import bastra_env
 from agents import RandomPolicy, load_policy
-from agents.rllib import (
+from agents.integrations.rllib import (
     CHECKPOINT_MODULE_DIR,
     MAIN,
     MASKED_LOGIT,
@@ -164,8 +165,8 @@ def test_masked_module_is_finite_and_legal():
 
 
 def test_rllib_and_train_py_checkpoints_meet_in_one_tournament(tiny_run, tmp_path):
-    from agents.evaluate import round_robin
-    from agents.network import NetworkConfig, PolicyValueNet, save_checkpoint
+    from agents.evaluation.matches import round_robin
+    from agents.learning.network import NetworkConfig, PolicyValueNet, save_checkpoint
 
     table, run = tiny_run
     ours = tmp_path / "train_py.pt"

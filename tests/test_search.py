@@ -14,13 +14,13 @@ from agents import (
     make_policy,
     policy_problem,
 )
-from agents import search_kernels as S
-from agents.endgame import MODEL_WEIGHT, solve
-from agents.endgame_kernels import POINTS_ONLY
-from agents.equity import MEASURED_SCORING, chance, game_equity, objective_table
-from agents.learned import MISFIT, NETWORK_WEIGHTS, ROLLOUT_MODEL_WEIGHTS, LearnedPolicy
-from agents.positions import deal_fit, inferred_worlds
-from agents.search import decision_seed, position_of
+from agents.learning.policy import MISFIT, NETWORK_WEIGHTS, ROLLOUT_MODEL_WEIGHTS, LearnedPolicy
+from agents.search import kernels as S
+from agents.search.endgame import MODEL_WEIGHT, solve
+from agents.search.endgame_kernels import POINTS_ONLY
+from agents.search.equity import MEASURED_SCORING, chance, game_equity, objective_table
+from agents.search.players import decision_seed, position_of
+from agents.search.positions import deal_fit, inferred_worlds
 from bastra_env import kernels as K
 from bastra_env.layout import MAX_LEGAL, NUM_ACTIONS, OBSERVATION_SIZE, SLOTS_PER_CARD
 
@@ -83,7 +83,7 @@ def test_at_the_rounds_last_play_pimc_values_are_the_true_round_results(table):
 def test_with_the_game_objective_a_last_play_is_valued_by_the_chance_of_winning(table):
     """``objective="game"``: at the round's last play (every card known), each action's value
     is 100 times my side's chance of winning the game from the totals it leads to (the equity
-    table, ``agents.equity``) plus a hundredth of the round's point difference."""
+    table, ``agents.search.equity``) plus a hundredth of the round's point difference."""
     checked = 0
     for env, observation in positions(table, 8, 1200):
         game = env.game
@@ -471,7 +471,7 @@ def test_modelled_rollouts_play_the_other_sides_as_the_heuristic_player(table):
 
 
 def test_search_plays_legal_moves_to_the_end_of_team_games():
-    from agents.evaluate import duplicate_match
+    from agents.evaluation.matches import duplicate_match
 
     result = duplicate_match(PIMCPolicy(4), make_policy("greedy"), table="4p_teams",
                              deals=2, mode="round")  # fmt: skip

@@ -12,8 +12,8 @@ import pytest
 pytest.importorskip("starlette", reason="the web app needs starlette (a core dependency)")
 from starlette.testclient import TestClient
 
-from agents.replay import build_record, write_record
-from agents.serve import Players, create_app, main, parse_models
+from agents.apps.serve import Players, create_app, main, parse_models
+from agents.evaluation.replay import build_record, write_record
 from bastra_env import card_name, parse_card
 from bastra_env.cards import iter_cards
 

@@ -6,7 +6,7 @@ import pytest
 import torch
 import yaml
 
-import agents.train as train
+import agents.training.ppo as train
 import bastra_env
 from agents import load_policy
 
@@ -121,7 +121,7 @@ def test_resume_refuses_a_corrupt_checkpoint(tmp_path):
 
 
 def test_export_keeps_the_policy_and_drops_the_training_state(smoke_run, tmp_path):
-    from agents.export import export_policy
+    from agents.apps.export import export_policy
 
     run_dir, _ = smoke_run
     slim = export_policy(run_dir / "final.pt", tmp_path / "slim.pt")
@@ -137,7 +137,7 @@ def test_export_keeps_the_policy_and_drops_the_training_state(smoke_run, tmp_pat
 def test_a_best_response_run_starts_from_a_model_against_it_frozen(tmp_path):
     """init_from + a packaged model as the only opponent (benchmarks/best_response.py's setup):
     the learner starts from the model's weights and shape, and its games are all against it."""
-    from agents.learned import pretrained_path
+    from agents.learning.policy import pretrained_path
 
     args = [*SMOKE, "--run-dir", str(tmp_path), "--init-from", "bastra_2p",
             "--baseline-opponents", "bastra_2p,pimc:2", "--baseline-prob", "1.0",
@@ -160,7 +160,7 @@ def test_equity_rewards_of_a_whole_game_add_up_to_its_result(table):
     import numpy as np
 
     from agents import HeuristicPolicy
-    from agents.equity import game_equity
+    from agents.search.equity import game_equity
     from bastra_env.kernels import SCORES
     from bastra_env.vector import VectorEnv
 

@@ -19,10 +19,10 @@ minimising.
   Monte Carlo: each sample's play is solved as if its cards were known).
 
 With ``objective="game"`` the end of the round is scored instead by my side's chance of winning
-the game from the totals it reaches (``agents.equity``): what a game to 100 is won by.
+the game from the totals it reaches (``agents.search.equity``): what a game to 100 is won by.
 
 It reads the observation only, never the env; the same observation gives the same answer. The
-search itself is the compiled kernels of ``agents.endgame_kernels``.
+search itself is the compiled kernels of ``agents.search.endgame_kernels``.
 Limits: the observation does not say whether captures are chosen or automatic, so the search
 assumes ``capture="choose"`` (the default; with ``"auto"`` its values are those of a game with
 choice); it declines when a scoring rule is beyond what the observation encodes (over 10 times
@@ -35,12 +35,9 @@ import hashlib
 
 import numpy as np
 
-from bastra_env import kernels as K
-from bastra_env.cards import iter_cards
-from bastra_env.layout import MAX_LEGAL, OBSERVED_CAP, OFFSETS, SCORING_SCALES
-
-from . import search_kernels as S
-from .endgame_kernels import (
+from agents.players.basic import Observation
+from agents.search import kernels as S
+from agents.search.endgame_kernels import (
     I_DECK,
     I_SCORING,
     I_SEARCH,
@@ -53,8 +50,10 @@ from .endgame_kernels import (
     read_position,
     search,
 )
-from .policies import Observation
-from .positions import decision_seed, inferred_worlds, position_of
+from agents.search.positions import decision_seed, inferred_worlds, position_of
+from bastra_env import kernels as K
+from bastra_env.cards import iter_cards
+from bastra_env.layout import MAX_LEGAL, OBSERVED_CAP, OFFSETS, SCORING_SCALES
 
 _LAYOUT = np.array([OFFSETS[name].start for name in LAYOUT_PIECES], dtype=np.int64)
 _SCALES = np.array(list(SCORING_SCALES.values()), dtype=np.float64)
@@ -67,7 +66,7 @@ MODEL_WEIGHT = 0.5
 the model in their endgame search (``solve``'s ``model_weight``), the rest minimax's."""
 OBJECTIVES = ("points", "game")
 """What the search maximises: the round's point difference, or the chance of winning the game
-(``agents.equity``)."""
+(``agents.search.equity``)."""
 
 
 def checked_model_weight(weight: float | None, opponent_model: bool) -> float:
@@ -114,19 +113,19 @@ def solve(
     bound on the time a move takes, the same for the same observation).
 
     ``objective="game"``: each action's value is instead my side's chance of winning the game
-    (0 to 1) from the totals the round ends at (``agents.equity``: the game scores, this round's
-    points so far, the rest under best play), where the scoring rules are those the equity
+    (0 to 1) from the totals the round ends at (``agents.search.equity``: the game scores, this
+    round's points so far, the rest under best play), where the scoring rules are those the equity
     table was measured under; elsewhere the round's point difference, as ``"points"``. The
     observation counts a round's bastras of both kinds together: each is counted at the bastra
     rule's points (a jack bastra, rare, at 10 rather than 50).
 
     ``infer=True``: where the search samples (the team game's splits, the two-deal search's
     deals), the samples are drawn in proportion to how likely the other seats' plays of this
-    deal were with those hands (``agents.positions.inferred_worlds``) rather than uniformly.
+    deal were with those hands (``agents.search.positions.inferred_worlds``) rather than uniformly.
 
     ``model_weight`` > 0: once the deck is empty, each action's value is ``1 - model_weight``
     times the minimax value plus ``model_weight`` times its value against the opponent model
-    (``agents.search_kernels.modelled_endgame``: the other sides play the heuristic player on
+    (``agents.search.kernels.modelled_endgame``: the other sides play the heuristic player on
     their own observations, my side the best answers to that), on the same samples (all of them,
     where the two-deal minimax may stop short of the last at ``max_plays``). Minimax
     assumes the other side finds its best play knowing my hand; the model is what the inference
@@ -164,7 +163,7 @@ def solve(
             rng.shuffle(order)
     equity, scale = POINTS_ONLY, 1
     if objective == "game":
-        from .equity import EQUITY_SCALE, objective_table  # its CLI imports agents
+        from agents.search.equity import EQUITY_SCALE, objective_table  # its CLI imports agents
 
         seats = int(info[I_SEATS])  # the search plays two players or the team game
         equity = objective_table(seats, seats == 4, info[I_SCORING : I_SCORING + 3].tolist(),

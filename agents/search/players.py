@@ -4,7 +4,7 @@ Both decide from one seat's observation alone (what it holds, sees and has seen 
 hidden card: ``tests/test_search.py`` swaps hidden cards and checks nothing changes). They rebuild
 the position with that seat first (``position_of``), draw *determinizations* (the unseen cards
 dealt at random to the other hands, by their sizes, and to the deck), and play on the real rules'
-kernels to the end of the round (``agents.search_kernels``).
+kernels to the end of the round (``agents.search.kernels``).
 
 - ``PIMCPolicy`` (``pimc:64``): every legal action on the same ``samples`` determinizations, each
   played to the end of the round by the rollout policy; the best mean round point difference wins.
@@ -13,13 +13,13 @@ kernels to the end of the round (``agents.search_kernels``).
   value; given a network (``prior=``), its policy is the root's PUCT prior. Plays the most visited.
 
 With ``infer=True`` (``pimc:64:infer``), PIMC's determinizations are drawn in proportion to how
-likely the other seats' plays of this deal were with those hands (``agents.positions``): a hand
-that would have made a bastra its holder let pass is unlikely. Its rollouts then play the other
+likely the other seats' plays of this deal were with those hands (``agents.search.positions``): a
+hand that would have made a bastra its holder let pass is unlikely. Its rollouts then play the other
 sides by the same opponent model, the heuristic player on each seat's own observation
 (``opponent_model``), so the search weighs what they would do without seeing my hand.
 
-Once the deck is empty, both play the exact endgame search (``agents.endgame``) where it applies
-(with the opponent model, PIMC's endgame values each move half against the model).
+Once the deck is empty, both play the exact endgame search (``agents.search.endgame``) where it
+applies (with the opponent model, PIMC's endgame values each move half against the model).
 A budget in milliseconds (``pimc:50ms``, ``ismcts:80ms``) searches in chunks until the time is up;
 an iteration budget is deterministic: the same seed and observation give the same action.
 """
@@ -32,13 +32,12 @@ from typing import Any
 
 import numpy as np
 
+from agents.players.basic import Observation, legal_actions
+from agents.search import kernels as S
+from agents.search.endgame import OBJECTIVES, checked_model_weight, solve
+from agents.search.endgame_kernels import POINTS_ONLY
+from agents.search.positions import decision_seed, inferred_worlds, position_of
 from bastra_env import kernels as K
-
-from . import search_kernels as S
-from .endgame import OBJECTIVES, checked_model_weight, solve
-from .endgame_kernels import POINTS_ONLY
-from .policies import Observation, legal_actions
-from .positions import decision_seed, inferred_worlds, position_of
 
 __all__ = ["ISMCTSPolicy", "PIMCPolicy", "decision_seed", "make_search_policy", "position_of"]
 
@@ -142,7 +141,7 @@ class PIMCPolicy(_SearchPolicy):
     worlds by the rollout policy on every seat (``action_values`` takes one for a call).
     ``objective``: what a rollout's end is worth, ``"points"`` (the default) the round's point
     difference, ``"game"`` 100 times my side's chance of winning the game from the totals it
-    reached (``agents.equity``; two sides under the scoring the table was measured with, else
+    reached (``agents.search.equity``; two sides under the scoring the table was measured with, else
     the points) plus a hundredth of the point difference (``search_kernels.end_value``)."""
 
     kind = "pimc"
@@ -187,7 +186,7 @@ class PIMCPolicy(_SearchPolicy):
         modelled_sums, plain_sums = np.zeros(n), np.zeros(n)
         equity = POINTS_ONLY
         if self.objective == "game":
-            from .equity import objective_table  # its CLI imports agents
+            from agents.search.equity import objective_table  # its CLI imports agents
 
             scoring = rules[[K.R_BASTRA, K.R_JACK_BASTRA, K.R_MOST_CARDS]].tolist()
             equity = objective_table(int(rules[K.R_PLAYERS]), bool(rules[K.R_TEAMS]), scoring,
@@ -285,7 +284,9 @@ def make_search_policy(spec: str, seed: int | None = None, load: Any = None) -> 
     prior = None
     if model is not None:
         if load is None:
-            from .learned import load_policy as load
+            raise ValueError(
+                f"{spec!r}: a network prior needs a loader (load=agents.registry.load_policy)"
+            )
         prior = load(model)
     cls = PIMCPolicy if kind == "pimc" else ISMCTSPolicy
     policy = cls(int(budget), milliseconds=bool(ms), seed=seed or 0, prior=prior, infer=bool(infer))

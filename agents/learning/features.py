@@ -3,12 +3,12 @@
 For each legal action the network sees what the play does: the card played, the board cards it
 takes and the board it leaves behind (three 52-card planes), the observation's own summary of the
 action (cards and points to the pile, bastra), and the heuristic player's estimates of it
-(``agents.heuristic.play_estimates``: gain, expected best reply of the next player, best follow-up
-capture of my remaining cards; points-equivalents scaled by ``ESTIMATE_SCALE``). Scoring each
-(state, action) pair with one shared function lets the network learn "what does this board leave
-my opponent" once for every card, instead of once per action slot.
+(``agents.players.heuristic.play_estimates``: gain, expected best reply of the next player, best
+follow-up capture of my remaining cards; points-equivalents scaled by ``ESTIMATE_SCALE``). Scoring
+each (state, action) pair with one shared function lets the network learn "what does this board
+leave my opponent" once for every card, instead of once per action slot.
 
-The work is the compiled kernel ``agents.compiled.action_inputs_batch``, which does many
+The work is the compiled kernel ``agents.players.kernels.action_inputs_batch``, which does many
 observations at once (into reused buffers if given); ``action_inputs`` is its one-row case.
 """
 
@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import compiled
-from .compiled import MAX_LEGAL, action_inputs_batch
+from agents.players import kernels as compiled
+from agents.players.kernels import MAX_LEGAL, action_inputs_batch
 
 __all__ = [
     "ACTION_FEATURES",

@@ -20,6 +20,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from agents.players.kernels import (
+    CARD_VALUE,
+    JACK_KEEP,
+    NUM_ESTIMATES,
+    _play_estimates,
+    heuristic_index,
+)
+from agents.search.endgame_kernels import EQUITY_SCALE, equity_at
 from bastra_env.kernels import (
     BASTRA,
     BASTRAS,
@@ -60,9 +68,6 @@ from bastra_env.kernels import (
     splitmix64,
 )
 from bastra_env.layout import MAX_LEGAL, NUM_ACTIONS, OBSERVATION_SIZE, SLOTS_PER_CARD
-
-from .compiled import CARD_VALUE, JACK_KEEP, NUM_ESTIMATES, _play_estimates, heuristic_index
-from .endgame_kernels import EQUITY_SCALE, equity_at
 
 CARD_WEIGHT = 0.25
 """Points-equivalent of one captured card in the rollout policy (the most-cards bonus)."""
@@ -226,7 +231,7 @@ def model_index(
     est: np.ndarray,
 ) -> int:
     """The opponent model's choice among the state's ``count`` legal moves (``legal_slots``
-    written): the heuristic player's on the mover's own observation (``agents.heuristic``),
+    written): the heuristic player's on the mover's own observation (``agents.players.heuristic``),
     the rollout policy's where its estimates cannot be made. ``obs``, ``mask``, ``est``:
     scratch."""
     if count == 1:
@@ -250,7 +255,7 @@ def rollout(
 ) -> None:
     """Play the rollout policy to the end of the round (the state is left just after it).
     ``modelled``: the other sides' seats play the heuristic player on their own observation
-    instead (``agents.heuristic``: the best gain less the next player's expected best reply,
+    instead (``agents.players.heuristic``: the best gain less the next player's expected best reply,
     estimated from the cards that seat cannot see), the opponent model of the inference; my
     side's seats keep the rollout policy. ``obs``, ``mask``, ``est``: scratch for the model."""
     while True:
@@ -395,8 +400,8 @@ def _list_moves(
 @njit(cache=True)
 def modelled_endgame(world: np.ndarray, rules: np.ndarray, equity: np.ndarray,
                      out: np.ndarray) -> int:  # fmt: skip
-    """``out[i]``: the value (``_chance_or_points``: as ``agents.endgame.solve`` gives it, the
-    rest of the round's point difference or the chance of winning the game) of ``world``'s legal
+    """``out[i]``: the value (``_chance_or_points``: as ``agents.search.endgame.solve`` gives it,
+    the rest of the round's point difference or the chance of winning the game) of ``world``'s legal
     move ``i`` (seat 0 to move, as ``legal_slots`` orders them) when the other sides play the
     opponent model to the round's end and my side (my partner too) answers with the best plays
     against it, every hand of ``world`` known: a depth-first search over my side's plays alone,
@@ -448,7 +453,7 @@ def modelled_endgame(world: np.ndarray, rules: np.ndarray, equity: np.ndarray,
 # What the other seats' plays of this deal say of their hands: a world (every hand dealt) is
 # rewound play by play through the deal's public history (the DEAL_ block of the position), and
 # each play of another seat is scored by an opponent model, the heuristic player's estimates
-# (``agents.heuristic``: gain minus the next player's expected best reply) as a softmax at
+# (``agents.players.heuristic``: gain minus the next player's expected best reply) as a softmax at
 # temperature ``tau`` mixed with ``eps`` of a uniform choice. A hand that would have made a
 # bastra its holder passed up is unlikely; a hand that holds the card played is required.
 @njit(cache=True)

@@ -3,23 +3,21 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import torch
 
+from agents.learning.features import action_inputs_batch
+from agents.learning.network import PolicyValueNet, build_model, read_checkpoint
+from agents.players.basic import Observation, legal_actions
+from agents.players.heuristic import HeuristicPolicy
+from agents.players.kernels import batch_arrays
+from agents.search.endgame import LAST_DEAL, OBJECTIVES, checked_model_weight, solve
+from agents.search.players import PIMCPolicy, checked_rollout_model_weight
+from agents.search.positions import deal_fit, decision_seed, position_of
+from bastra_env import raw_env
 from bastra_env.layout import DECK_LEFT_SCALE, OFFSETS
-
-from .compiled import batch_arrays
-from .endgame import LAST_DEAL, OBJECTIVES, checked_model_weight, solve
-from .features import action_inputs_batch
-from .network import PolicyValueNet, build_model, read_checkpoint
-from .policies import Observation, legal_actions
-from .positions import deal_fit, decision_seed, position_of
-
-if TYPE_CHECKING:
-    from .rllib import RLlibPolicy
-
 
 _WARM = False
 """Whether ``LearnedPolicy.warm_up`` ran in this process."""
@@ -35,11 +33,11 @@ ROLLOUT_MODEL_WEIGHTS = ((1.0, 0.5), (1.0, 1.0), (1.0, 1.0), (1.0, 1.0))
 (``agents.search.PIMCPolicy``'s ``rollout_model_weight``; the rest: rollouts of the same worlds
 by the rollout policy on every seat), by the observation's table as ``NETWORK_WEIGHTS``: the
 first where the other seats' plays of this deal fit the opponent model, the second where they
-fit it worse than a uniform choice (``agents.positions.deal_fit`` under ``MISFIT``), unless
+fit it worse than a uniform choice (``agents.search.positions.deal_fit`` under ``MISFIT``), unless
 ``rollout_model_weight`` sets one share for every table and deal (the README's inference
 section)."""
 MISFIT = -0.5
-"""The log Bayes factor (``agents.positions.deal_fit``) under which the deal's plays fit the
+"""The log Bayes factor (``agents.search.positions.deal_fit``) under which the deal's plays fit the
 opponent model worse than a uniform choice: uniform play at least 1.65 times likelier."""
 
 
@@ -54,26 +52,26 @@ def checked_network_weight(weight: float | None) -> float | None:
 class LearnedPolicy:
     """Acts greedily (the most probable legal action) unless ``sample=True``.
 
-    With ``endgame=True`` (the default), where ``agents.endgame.solve`` applies (the deck is
+    With ``endgame=True`` (the default), where ``agents.search.endgame.solve`` applies (the deck is
     empty: two players, or the team game with at most three cards in hand; with
     ``endgame_deals=2``, the default, also the two-player last-but-one deal, on ``deal_samples``
     sampled deals) it plays the search's best move instead, the network breaking ties;
     ``endgame_deals=1`` searches the last deal only; ``endgame=False`` is the network alone.
     ``objective``: what the search maximises, ``"game"`` (the default) the chance of winning the
-    game from the scores (``agents.equity``), ``"points"`` the round's point difference.
+    game from the scores (``agents.search.equity``), ``"points"`` the round's point difference.
     ``infer_worlds`` > 0 (the ``MODEL:infer`` spec): where the endgame search does not apply, a
     PIMC search (``agents.search``) on that many worlds inferred from the deal's plays, the
     network's log-probability added to each move's value (``network_weight`` points a nat, by
     default ``NETWORK_WEIGHTS``: 0.3 in 2p, 0.1 in the other tables). Its rollouts play
     the other sides as the heuristic player, and once the deck is empty the endgame search values
     each move half by minimax, half against that model (``model_weight``: by default
-    ``agents.endgame.MODEL_WEIGHT`` there, 0 elsewhere; ``solve``'s). ``opponent_model=False``:
-    the rollout policy in the rollouts and minimax alone (``agents.search.PIMCPolicy``). That
-    search scores its rollouts by the round's points whatever ``objective`` says (the game's
-    chance there measured no better in full games; the README's inference section). ``infer``:
-    the endgame search's samples inferred from the deal's plays too (``solve(infer=True)``; by
-    default where ``infer_worlds`` is set). A sampling policy (``sample=True``, as in training)
-    never searches. ``act_batch`` chooses for
+    ``agents.search.endgame.MODEL_WEIGHT`` there, 0 elsewhere; ``solve``'s).
+    ``opponent_model=False``: the rollout policy in the rollouts and minimax alone
+    (``agents.search.PIMCPolicy``). That search scores its rollouts by the round's points whatever
+    ``objective`` says (the game's chance there measured no better in full games; the README's
+    inference section). ``infer``: the endgame search's samples inferred from the deal's plays too
+    (``solve(infer=True)``; by default where ``infer_worlds`` is set). A sampling policy
+    (``sample=True``, as in training) never searches. ``act_batch`` chooses for
     many observations with one forward pass."""
 
     def __init__(
@@ -115,8 +113,6 @@ class LearnedPolicy:
         """The endgame search's weight on the opponent model (``solve``'s ``model_weight``)."""
         self.pimc: Any = None
         """The PIMC search on inferred worlds (``agents.search.PIMCPolicy``), or None."""
-        from .search import PIMCPolicy, checked_rollout_model_weight  # it imports the endgame too
-
         if rollout_model_weight is not None:
             checked_rollout_model_weight(rollout_model_weight, opponent_model)
         self.rollout_model_weight = rollout_model_weight
@@ -137,10 +133,6 @@ class LearnedPolicy:
         global _WARM
         if self.sample or not (self.endgame or self.pimc is not None) or _WARM:
             return
-        from bastra_env import raw_env
-
-        from .heuristic import HeuristicPolicy
-
         env = raw_env(num_players=2)
         env.reset(seed=0)
         game = env.game
@@ -244,7 +236,7 @@ class LearnedPolicy:
         return torch.softmax(logits, dim=-1).numpy(), values.numpy()
 
 
-PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
+PRETRAINED_DIR = Path(__file__).resolve().parents[1] / "pretrained"
 PRETRAINED = ("bastra_2p", "bastra_4p_teams")
 """The packaged models, loadable by name from any working directory."""
 
@@ -264,7 +256,7 @@ def checkpoint_path(spec: str | Path) -> Path:
     return Path(spec)
 
 
-def load_policy(
+def load_learned(
     path: str | Path,
     sample: bool = False,
     seed: int | None = None,
@@ -276,23 +268,10 @@ def load_policy(
     model_weight: float | None = None,
     network_weight: float | None = None,
     rollout_model_weight: float | None = None,
-) -> LearnedPolicy | RLlibPolicy:
-    """The policy of a checkpoint (``final.pt``, a periodic one), of a packaged model by name
-    (``"bastra_2p"``, ``"bastra_4p_teams"``), or of an RLlib checkpoint directory
-    (``agents.rllib``; needs ``ray[rllib]``). ``endgame``, ``endgame_deals``, ``objective``,
-    ``infer_worlds``, ``infer``, ``model_weight``, ``network_weight`` and
-    ``rollout_model_weight``: the search at play time
-    (``LearnedPolicy``)."""
+) -> LearnedPolicy:
+    """The learned policy of a checkpoint file (``final.pt``, a periodic one) or of a packaged
+    model by name (``"bastra_2p"``, ``"bastra_4p_teams"``), warmed up."""
     path = checkpoint_path(path)
-    if path.is_dir():
-        try:
-            from .rllib import load_rllib_policy
-        except ImportError as error:
-            raise ImportError(
-                f"{path} is a directory, read as an RLlib checkpoint: that needs ray[rllib] "
-                '(pip install -e ".[rllib]")'
-            ) from error
-        return load_rllib_policy(path, sample=sample, seed=seed)
     payload = read_checkpoint(path)
     policy = LearnedPolicy(
         build_model(payload),

@@ -1,12 +1,12 @@
-"""The endgame search of ``agents.endgame`` as compiled kernels: minimax with alpha-beta pruning
-over int64 card masks, on the rules kernels of ``bastra_env.kernels``.
+"""The endgame search of ``agents.search.endgame`` as compiled kernels: minimax with alpha-beta
+pruning over int64 card masks, on the rules kernels of ``bastra_env.kernels``.
 
 A position is (the hands, the seat to move, the board, the last capturer, the pile sizes of my
 side and the other side, the plays made this round); seat 0 is me, seats play in order, even
 seats are my side, and a value is the rest of the round's point difference, my side minus the
 other, or, with an equity table, my side's chance of winning the game from the totals the round
-ends at (``agents.equity``; in its integer units). The round is over when the seat to move has no
-card left. Every root action is searched
+ends at (``agents.search.equity``; in its integer units). The round is over when the seat to move
+has no card left. Every root action is searched
 with a full window, so its value is exact; pruning only skips work below it. The search keeps
 its path on an explicit stack rather than recursing (numba's on-disk cache does not hold
 recursive functions safely).
@@ -39,7 +39,7 @@ RULE_BASTRA, RULE_JACK_BASTRA, RULE_MOST_CARDS, RULE_LAST_PLAY_BASTRA = range(4)
 _INF = 1 << 40
 """Beyond every round's point difference: the full window's bounds."""
 EQUITY_SCALE = 1_000_000
-"""The unit of an equity table (``agents.equity``): a certain win."""
+"""The unit of an equity table (``agents.search.equity``): a certain win."""
 POINTS_ONLY = np.zeros((0, 0), dtype=np.int64)
 """The empty equity table the search kernels take for the round's point difference as the
 value (no game objective)."""

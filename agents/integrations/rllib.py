@@ -1,6 +1,6 @@
 """Self-play PPO for Bastra with Ray RLlib's new API stack (RLModule, Learner, EnvRunner).
 
-    from agents.rllib import train_rllib, load_rllib_policy
+    from agents.integrations.rllib import train_rllib, load_rllib_policy
     run = train_rllib(table="2p", iterations=50, num_env_runners=1, checkpoint_dir="runs/rllib")
     policy = load_rllib_policy(run.checkpoint_dir)  # no Ray cluster needed
     policy.act(observation)  # a legal action: the argmax of the masked logits
@@ -76,11 +76,10 @@ from ray.tune.registry import register_env
 from torch import nn
 
 import bastra_env
+from agents.learning.network import MASKED_LOGIT, tied_summary_logits
+from agents.players.basic import Observation, legal_actions
 from bastra_env.layout import ACTION_SUMMARIES, OBSERVATION_SIZE
-
-from .evaluate import TABLES
-from .network import MASKED_LOGIT, tied_summary_logits
-from .policies import Observation, legal_actions
+from bastra_env.rules import TABLES
 
 ENV_NAME = "bastra_pettingzoo"
 """The name ``register_bastra_env`` gives the environment in RLlib's registry."""
@@ -96,7 +95,7 @@ CHECKPOINT_MODULE_DIR = Path(COMPONENT_LEARNER_GROUP) / COMPONENT_LEARNER / COMP
 """Where an Algorithm checkpoint keeps its RLModules (one folder per module ID)."""
 
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 # --------------------------------------------------------------------------- environment

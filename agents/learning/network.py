@@ -1,9 +1,9 @@
 """The policy-value network shared by every seat, and its checkpoint format.
 
 The network scores (state, action) pairs. A trunk embeds the flat observation of
-``bastra_env.env``; each legal action's inputs (``agents.features``: card played, cards taken,
-board left behind, the action's summary) are embedded by a second layer; one shared head turns
-the pair into a logit. So what the network learns about a board left to the opponent carries
+``bastra_env.env``; each legal action's inputs (``agents.learning.features``: card played, cards
+taken, board left behind, the action's summary) are embedded by a second layer; one shared head
+turns the pair into a logit. So what the network learns about a board left to the opponent carries
 over to every card and capture that leaves it. The action's summary features also enter the logit
 through a learned linear term, initialised to the heuristic player's score (gain minus the
 expected reply), so that an untrained network already plays like a soft heuristic player;
@@ -22,6 +22,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from agents.learning.features import ACTION_FEATURES, ESTIMATE_SCALE, PAD_ACTION, SUMMARY_FEATURES
 from bastra_env.layout import (
     ACTION_SUMMARIES,
     ACTION_SUMMARY,
@@ -29,8 +30,6 @@ from bastra_env.layout import (
     NUM_ACTIONS,
     OBSERVATION_SIZE,
 )
-
-from .features import ACTION_FEATURES, ESTIMATE_SCALE, PAD_ACTION, SUMMARY_FEATURES
 
 CHECKPOINT_FORMAT = "bastra-policy"
 CHECKPOINT_VERSION = 3

@@ -1,14 +1,14 @@
 """Game equity: a side's chance of winning a game to the target from the two sides' totals.
 
-The endgame search (``agents.endgame``) scores the end of a round by the round's point difference
-by default. A game to 100 is not won by points, though: ahead 95 to 60, holding the other side
-under 40 more points wins whatever the difference; behind 70 to 96, the round is lost unless the
-other side is held under 4 points. With ``objective="game"`` the search scores a round's end by
-``equity[mine, theirs]``: the chance that my side wins the game from those totals, the game over
-when a side has reached the target and leads (R17), else decided by the rounds still to come.
+The endgame search (``agents.search.endgame``) scores the end of a round by the round's point
+difference by default. A game to 100 is not won by points, though: ahead 95 to 60, holding the
+other side under 40 more points wins whatever the difference; behind 70 to 96, the round is lost
+unless the other side is held under 4 points. With ``objective="game"`` the search scores a round's
+end by ``equity[mine, theirs]``: the chance that my side wins the game from those totals, the game
+over when a side has reached the target and leads (R17), else decided by the rounds still to come.
 
 The rounds to come are drawn from ``ROUND_POINTS_FILE``: each side's points in single rounds
-the packaged model played against itself (``python -m agents.equity --write`` measures them;
+the packaged model played against itself (``python -m agents.search.equity --write`` measures them;
 both seat orders are counted, as the deal passes round after round). From those outcomes a
 dynamic programme over the totals gives the table for any target (``equity_table``): from a
 state below the target, the mean over next rounds of the state they lead to. A tie at or above
@@ -20,30 +20,24 @@ Only two sides: the two-player game and the team game.
 
 from __future__ import annotations
 
-import argparse
 import json
-from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from numba import njit
 
-from .endgame_kernels import EQUITY_SCALE, POINTS_ONLY
+from agents.search.endgame_kernels import EQUITY_SCALE, POINTS_ONLY
+from bastra_env.rules import TABLES
 
 __all__ = ["EQUITY_SCALE", "chance", "equity_table", "game_equity", "objective_table"]
-ROUND_POINTS_FILE = Path(__file__).resolve().parent / "pretrained" / "round_points.json"
+ROUND_POINTS_FILE = Path(__file__).resolve().parents[1] / "pretrained" / "round_points.json"
 """Measured round outcomes per table (``"2p"``, ``"4p_teams"``): ``[points, points, count]``."""
 MEASURED_SCORING = {"bastra_points": 10, "jack_bastra_points": 50, "most_cards_points": 3}
 """The scoring rules the outcomes were measured under; ``solve`` uses the table only there."""
 MARGIN = 200
 """Totals up to ``target + MARGIN`` have their own row and column; larger ones are clipped."""
-TABLES: dict[str, dict[str, Any]] = {
-    "2p": {"num_players": 2},
-    "4p_teams": {"num_players": 4, "teams": True},
-}
 
 
 @njit(cache=True)
@@ -120,59 +114,3 @@ def objective_table(players: int, teams: bool, scoring: Sequence[int], target: i
     if not two_sides or [int(p) for p in scoring] != list(MEASURED_SCORING.values()):
         return POINTS_ONLY
     return game_equity("2p" if players == 2 else "4p_teams", int(target))
-
-
-def measure(table: str, rounds: int, seed: int, model: str | None = None) -> dict:
-    """Each side's points in ``rounds`` single rounds the packaged model of ``table`` (or
-    ``model``) plays against itself (with its last-deal search on the round's points), on the
-    vector env."""
-    from bastra_env import Rules
-
-    from . import load_policy
-    from .evaluate import play_games
-
-    name = model or ("bastra_2p" if table == "2p" else "bastra_4p_teams")
-    policy = load_policy(name, endgame_deals=1, objective="points")
-    rules = Rules(max_rounds=1, **TABLES[table])
-    rng = np.random.default_rng(seed)
-    seeds = rng.integers(0, 2**62, size=rounds).tolist()
-    scores, _ = play_games(rules, [[policy] * rules.num_players] * rounds, seeds)
-    counts = Counter(zip(scores[:, 0].tolist(), scores[:, 1].tolist(), strict=True))
-    outcomes = [[a, b, n] for (a, b), n in sorted(counts.items())]
-    return {"model": name, "rounds": rounds, "seed": seed, "outcomes": outcomes}
-
-
-def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(
-        prog="python -m agents.equity",
-        description="Measure the round outcomes behind the game-equity tables, or show a table.",
-    )
-    parser.add_argument("--write", action="store_true",
-                        help=f"measure the outcomes, write {ROUND_POINTS_FILE.name}")  # fmt: skip
-    parser.add_argument("--rounds", type=int, default=20_000, help="rounds measured per table")
-    parser.add_argument("--seed", type=int, default=2026)
-    parser.add_argument("--show", metavar="TABLE", choices=sorted(TABLES),
-                        help="print the equity at a few totals for this table")  # fmt: skip
-    parser.add_argument("--target", type=int, default=100)
-    args = parser.parse_args(argv)
-    if args.write:
-        data = {}
-        for table in TABLES:
-            data[table] = measure(table, args.rounds, args.seed)
-            points = np.asarray(data[table]["outcomes"])
-            mean = (points[:, 0] * points[:, 2]).sum() / points[:, 2].sum()
-            print(f"{table}: {args.rounds} rounds, {len(points)} outcomes, "
-                  f"mean {mean:.2f} points a side")  # fmt: skip
-        ROUND_POINTS_FILE.write_text(json.dumps(data, separators=(",", ":")) + "\n")
-        print(f"wrote {ROUND_POINTS_FILE}")
-    if args.show:
-        equity = game_equity(args.show, args.target)
-        marks = [0, 20, 40, 60, 80, 90, 95, 99]
-        print("mine \\ theirs " + " ".join(f"{m:>6}" for m in marks))
-        for a in marks:
-            cells = " ".join(f"{equity[a, b] / EQUITY_SCALE:6.3f}" for b in marks)
-            print(f"{a:>13} {cells}")
-
-
-if __name__ == "__main__":
-    main()

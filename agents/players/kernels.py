@@ -5,16 +5,16 @@ is here, over flat observations ``float32[B, OBSERVATION_SIZE]`` (float64 works 
 masks ``[B, NUM_ACTIONS]`` (any dtype; nonzero means legal):
 
 - :func:`play_estimates`: the heuristic's gain, reply and follow-up numbers of some actions of one
-  observation (``agents.heuristic.play_estimates`` is this function);
+  observation (``agents.players.heuristic.play_estimates`` is this function);
 - :func:`action_inputs_batch`: the network's per-action inputs of every row (``action_inputs`` of
-  ``agents.features`` is its one-row case), optionally into reused buffers;
+  ``agents.learning.features`` is its one-row case), optionally into reused buffers;
 - :func:`heuristic_actions` and :func:`greedy_actions`: the choices of ``HeuristicPolicy`` and
   ``GreedyPolicy`` for every row.
 
 They give exactly what the plain Python versions gave (kept under ``tests/`` as the reference):
 the same float64 estimates, the same float32 features, the same actions, ties broken the same
-way. Card planes are read as ``> 0.5``, like ``agents.policies.plane``. The kernels are compiled
-on first use and cached on disk (``cache=True``), like those of ``bastra_env.kernels``.
+way. Card planes are read as ``> 0.5``, like ``agents.players.basic.plane``. The kernels are
+compiled on first use and cached on disk (``cache=True``), like those of ``bastra_env.kernels``.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ CARD_VALUE = 0.25
 JACK_KEEP = 1.5
 """Points-equivalent of keeping a jack in hand for a later sweep."""
 NUM_ESTIMATES = 3
-"""Columns of the estimates: gain, reply, follow_up (``agents.heuristic.ESTIMATES``)."""
+"""Columns of the estimates: gain, reply, follow_up (``agents.players.heuristic.ESTIMATES``)."""
 PAD_ACTION = NUM_ACTIONS
 """Index of padding rows: one past the last action."""
 ESTIMATE_SCALE = 0.1
@@ -229,7 +229,7 @@ def _estimates_row(
     work: np.ndarray,
     values: np.ndarray,
 ) -> int:
-    """``agents.heuristic.play_estimates`` of ``legal[:n_legal]`` into ``out[:n_legal]``.
+    """``agents.players.heuristic.play_estimates`` of ``legal[:n_legal]`` into ``out[:n_legal]``.
     Returns 0, or ``_BAD_SLOT`` for an action naming a capture its card does not have."""
     board = _plane(obs, _O_BOARD)
     unseen = _plane(obs, _O_UNSEEN)
@@ -461,8 +461,8 @@ def _action_inputs(
     actions: np.ndarray,
     features: np.ndarray,
 ) -> int:
-    """``agents.features.action_inputs`` of every row into ``actions``/``features``; returns 0
-    or an error code (``_TOO_MANY``, ``_BAD_SLOT``, ``_TOO_LARGE``)."""
+    """``agents.learning.features.action_inputs`` of every row into ``actions``/``features``;
+    returns 0 or an error code (``_TOO_MANY``, ``_BAD_SLOT``, ``_TOO_LARGE``)."""
     caps = np.empty(CAPTURE_BUFFER, dtype=np.int64)
     work = np.empty(CAPTURE_WORK, dtype=np.int64)
     values = np.empty(_NUM_CARDS, dtype=np.float64)
@@ -564,7 +564,7 @@ def play_estimates(
     jack_keep: float = JACK_KEEP,
 ) -> np.ndarray:
     """``float64[len(legal), NUM_ESTIMATES]`` (gain, reply, follow_up) of the actions ``legal``
-    of one flat observation: ``agents.heuristic.play_estimates``."""
+    of one flat observation: ``agents.players.heuristic.play_estimates``."""
     obs = np.asarray(obs)
     if obs.shape != (OBSERVATION_SIZE,):
         raise ValueError(
@@ -591,10 +591,10 @@ def action_inputs_batch(
 ) -> tuple[np.ndarray, np.ndarray]:
     """(actions ``int64[B, MAX_LEGAL]`` padded with ``PAD_ACTION``, features
     ``float32[B, MAX_LEGAL, ACTION_FEATURES]``) of flat observations ``[B, OBSERVATION_SIZE]``
-    and their action masks ``[B, NUM_ACTIONS]``; row ``b`` is ``agents.features.action_inputs``
-    of row ``b``. ``out=(actions, features)``, C-contiguous buffers of those shapes and dtypes
-    (or larger in B: the first B rows are used), is overwritten and returned instead of new
-    arrays."""
+    and their action masks ``[B, NUM_ACTIONS]``; row ``b`` is
+    ``agents.learning.features.action_inputs`` of row ``b``. ``out=(actions, features)``,
+    C-contiguous buffers of those shapes and dtypes (or larger in B: the first B rows are used), is
+    overwritten and returned instead of new arrays."""
     obs, mask = batch_arrays(observations, masks)
     rows = obs.shape[0]
     if out is None:

@@ -8,7 +8,7 @@ small capture also costs the jack's future value. Everything it reads is in the 
 
 ``play_estimates`` exposes those numbers per legal action (plus the best capture the player's own
 remaining cards would have on the board it leaves), so a learned player can start from them.
-Both run as compiled kernels (``agents.compiled``), ``HeuristicPolicy.act_batch`` on many
+Both run as compiled kernels (``agents.players.kernels``), ``HeuristicPolicy.act_batch`` on many
 observations at once.
 """
 
@@ -18,16 +18,16 @@ from typing import Any
 
 import numpy as np
 
-from . import compiled
-from .compiled import CARD_VALUE, JACK_KEEP
-from .policies import Observation
+from agents.players import kernels as compiled
+from agents.players.basic import Observation
+from agents.players.kernels import CARD_VALUE, JACK_KEEP
 
 __all__ = ["CARD_VALUE", "ESTIMATES", "JACK_KEEP", "HeuristicPolicy", "play_estimates"]
 
 ESTIMATES = ("gain", "reply", "follow_up")
 """The columns of ``play_estimates``, in points-equivalents. ``CARD_VALUE`` (points-equivalent of
 one captured card, the most-cards bonus spread over the cards) and ``JACK_KEEP`` (of keeping a
-jack in hand for a later sweep) are the defaults, defined in ``agents.compiled``."""
+jack in hand for a later sweep) are the defaults, defined in ``agents.players.kernels``."""
 
 
 def play_estimates(
@@ -43,7 +43,7 @@ def play_estimates(
     - ``reply``: expected value of the next player's best reply on the board the play leaves;
     - ``follow_up``: the best capture one of my remaining cards has on that board.
 
-    (The compiled kernel ``agents.compiled.play_estimates``.)
+    (The compiled kernel ``agents.players.kernels.play_estimates``.)
     """
     return compiled.play_estimates(obs, legal, card_value, jack_keep)
 

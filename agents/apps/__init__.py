@@ -1,0 +1,1 @@
+"""What people use: terminal play, the web app (with its page in ``web/``), model export."""

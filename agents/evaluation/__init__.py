@@ -1,0 +1,1 @@
+"""Honest evaluation: duplicate deals, Wilson intervals, round-robin ratings, curves, replays."""

@@ -1,0 +1,1 @@
+"""Bastra in other frameworks' own terms: RLlib (``agents.integrations.rllib``, extra ``rllib``)."""

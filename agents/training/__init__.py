@@ -1,0 +1,1 @@
+"""Training: self-play PPO from a YAML config (``agents.training.ppo``)."""
