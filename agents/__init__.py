@@ -29,14 +29,18 @@ them together with the rules kernels' (``bastra_env._cache``)."""
 
 _cache.configure(tuple(Path(__file__).resolve().parent / name for name in KERNEL_FILES))
 
-from agents.learning.policy import LearnedPolicy  # noqa: E402  (after the cache set-up)
+from agents.learning.config import (  # noqa: E402  (after the cache set-up)
+    LAST_DEAL_ONLY,
+    NETWORK_ALONE,
+    POINTS_OBJECTIVE,
+    PRESETS,
+    SearchConfig,
+)
+from agents.learning.policy import LearnedPolicy  # noqa: E402
 from agents.players.basic import GreedyPolicy, RandomPolicy  # noqa: E402
 from agents.players.heuristic import HeuristicPolicy  # noqa: E402
 from agents.registry import (  # noqa: E402
     BASELINES,
-    LAST_DEAL_ONLY,
-    NETWORK_ALONE,
-    POINTS_OBJECTIVE,
     POLICY_NAMES,
     load_policy,
     make_policy,
@@ -50,12 +54,14 @@ __all__ = [
     "NETWORK_ALONE",
     "POINTS_OBJECTIVE",
     "POLICY_NAMES",
+    "PRESETS",
     "GreedyPolicy",
     "HeuristicPolicy",
     "ISMCTSPolicy",
     "LearnedPolicy",
     "PIMCPolicy",
     "RandomPolicy",
+    "SearchConfig",
     "load_policy",
     "make_policy",
     "policy_problem",

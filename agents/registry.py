@@ -12,6 +12,7 @@ import difflib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agents.learning.config import NETWORK_ALONE, SUFFIXES, SearchConfig
 from agents.learning.policy import PRETRAINED, LearnedPolicy, checkpoint_path, load_learned
 from agents.players.basic import GreedyPolicy, RandomPolicy
 from agents.players.heuristic import HeuristicPolicy
@@ -27,26 +28,6 @@ BASELINES = {"random": RandomPolicy, "greedy": GreedyPolicy, "heuristic": Heuris
 
 POLICY_NAMES = (*BASELINES, *PRETRAINED)
 """Every policy name ``make_policy`` takes besides a checkpoint path."""
-NETWORK_ALONE = ":network"
-"""After a model's name or path (``bastra_2p:network``): its network without the endgame search."""
-LAST_DEAL_ONLY = ":last-deal"
-"""After a model's name or path (``bastra_2p:last-deal``): its endgame search on the last deal
-only (``endgame_deals=1``), not the two-player two-deal search."""
-POINTS_OBJECTIVE = ":points"
-"""After a model's name or path (``bastra_2p:points``): its endgame search maximising the round's
-point difference (``objective="points"``) rather than the chance of winning the game."""
-INFERENCE = ":infer"
-"""After a model's name or path (``bastra_2p:infer``): before the endgame search takes over, a
-PIMC search on worlds inferred from the deal's plays (``LearnedPolicy(infer_worlds=64)``), the
-network's log-probability added to each move's value (``LearnedPolicy.network_weight``), instead
-of the network alone."""
-MODEL_SUFFIXES: dict[str, dict[str, Any]] = {
-    NETWORK_ALONE: {"endgame": False},
-    INFERENCE: {"infer_worlds": 64},
-    LAST_DEAL_ONLY: {"endgame_deals": 1},
-    POINTS_OBJECTIVE: {"objective": "points"},
-}
-"""What each suffix after a model asks of ``load_policy``."""
 
 
 def _split_suffix(spec: str) -> tuple[str, tuple[str, ...]]:
@@ -55,7 +36,7 @@ def _split_suffix(spec: str) -> tuple[str, tuple[str, ...]]:
     model = spec
     found: tuple[str, ...] = ()
     while not is_search_spec(model):
-        suffix = next((s for s in MODEL_SUFFIXES if model.endswith(s)), None)
+        suffix = next((s for s in SUFFIXES if model.endswith(s)), None)
         if suffix is None:
             break
         model, found = model[: -len(suffix)], (suffix, *found)
@@ -90,41 +71,60 @@ def policy_problem(spec: str) -> str | None:
     )
 
 
-def make_policy(spec: str, seed: int | None = None, endgame: bool = True) -> Any:
-    """A baseline name (``random``, ``greedy``, ``heuristic``), a search player (``pimc:64``,
-    ``ismcts:400``, ``ismcts:80ms:bastra_2p``: see ``agents.search``), a packaged model's name
-    (``bastra_2p``, ``bastra_4p_teams``) or a checkpoint path (``endgame``: see
-    ``LearnedPolicy``; ``:network`` after a model, e.g. ``bastra_2p:network``, is the network
-    without the endgame search, ``:last-deal`` its search on the last deal only, ``:points`` its
-    search maximising the round's point difference, not the game's chance; they combine:
-    ``bastra_2p:last-deal:points``). An unknown name
-    raises ``ValueError`` naming the known ones."""
+def make_policy(spec: str, seed: int | None = None) -> Any:
+    """A player by name: a baseline (``random``, ``greedy``, ``heuristic``), a search player
+    (``pimc:64``, ``ismcts:400``, ``pimc:64:infer``, ``ismcts:80ms:bastra_2p``: see
+    ``agents.search.players``), a packaged model's name (``bastra_2p``, ``bastra_4p_teams``) or a
+    checkpoint path, a model optionally followed by suffixes that pick its search
+    (``agents.learning.config``: ``:network``, ``:last-deal``, ``:points``, ``:infer``,
+    combinable: ``bastra_2p:last-deal:points``). ``seed``: the player's random stream (random
+    play, search, sampling). An unknown name raises ``ValueError`` naming the known ones and the
+    closest."""
     if spec in BASELINES:
         return RandomPolicy(seed) if spec == "random" else BASELINES[spec]()
     if is_search_spec(spec):
-        return make_search_policy(spec, seed=seed, load=load_policy)
+        problem = policy_problem(spec)
+        if problem:
+            raise ValueError(problem)
+        return make_search_policy(spec, seed=seed, load=lambda model: make_policy(model, seed))
     problem = policy_problem(spec)
     if problem:
         raise ValueError(problem)
     model, suffixes = _split_suffix(spec)
-    if suffixes:
-        options: dict[str, Any] = {}
-        for suffix in suffixes:
-            options.update(MODEL_SUFFIXES[suffix])
-        policy = load_policy(model, **options)
-        policy.name = spec
-        return policy
-    return load_policy(spec, endgame=endgame)
+    path = checkpoint_path(model)
+    if path.is_dir():
+        if suffixes:
+            raise ValueError(f"{spec!r}: an RLlib checkpoint directory takes no search suffix")
+        return load_policy(path, seed=seed)
+    return load_learned(path, suffixes=suffixes, seed=seed, name=spec if suffixes else "")
+
+
+def network_alone(spec: str) -> str:
+    """The spec of a model's network without any search (``MODEL:network``) for a model named
+    without suffixes (a packaged model's name or a checkpoint file); any other spec as it is."""
+    if spec in BASELINES or is_search_spec(spec) or _split_suffix(spec)[1]:
+        return spec
+    path = checkpoint_path(spec)
+    return spec + NETWORK_ALONE if path.is_file() else spec
 
 
 def load_policy(
-    path: str | Path, sample: bool = False, seed: int | None = None, **search: Any
+    path: str | Path,
+    search: SearchConfig | None = None,
+    sample: bool = False,
+    seed: int | None = None,
 ) -> LearnedPolicy | RLlibPolicy:
     """The policy of a checkpoint (``final.pt``, a periodic one), of a packaged model by name
     (``"bastra_2p"``, ``"bastra_4p_teams"``), or of an RLlib checkpoint directory
-    (``agents.integrations.rllib``; needs ``ray[rllib]``)."""
+    (``agents.integrations.rllib``; needs ``ray[rllib]``). ``search``: what a learned player
+    searches (``SearchConfig``; by default its table's, ``agents.learning.config``); ``sample``:
+    sample moves rather than take the most probable (never searching); ``seed``: its random
+    stream."""
     found = checkpoint_path(path)
     if found.is_dir():
+        if search is not None:
+            raise ValueError(f"{found}: an RLlib checkpoint plays its network; search= is for "
+                             "checkpoints that train.py writes")  # fmt: skip
         try:
             from agents.integrations.rllib import load_rllib_policy
         except ImportError as error:
@@ -133,4 +133,4 @@ def load_policy(
                 '(pip install -e ".[rllib]")'
             ) from error
         return load_rllib_policy(found, sample=sample, seed=seed)
-    return load_learned(found, sample=sample, seed=seed, **search)
+    return load_learned(found, search, sample=sample, seed=seed)

@@ -21,7 +21,8 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents import HeuristicPolicy
-from agents.evaluation.matches import duplicate_match, results_table
+from agents.evaluation.matches import duplicate_match
+from agents.evaluation.ratings import results_table
 from agents.search.endgame import solve
 
 

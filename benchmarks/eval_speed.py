@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import bastra_env  # noqa: E402
-from agents import HeuristicPolicy, load_policy  # noqa: E402
+from agents import HeuristicPolicy, SearchConfig, load_policy  # noqa: E402
 from agents.evaluation.matches import duplicate_match, play_game  # noqa: E402
 
 
@@ -36,7 +36,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=2026)
     args = parser.parse_args()
     torch.set_num_threads(1)
-    model = load_policy(str(ROOT / "agents/pretrained/bastra_2p.pt"), endgame=not args.no_endgame)
+    search = SearchConfig(endgame=not args.no_endgame)
+    model = load_policy(str(ROOT / "agents/pretrained/bastra_2p.pt"), search)
     heuristic = HeuristicPolicy()
     duplicate_match(model, heuristic, deals=2, seed=args.seed)  # warm-up: compile, load caches
 

@@ -24,7 +24,9 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -32,10 +34,53 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from agents import LearnedPolicy, PIMCPolicy, make_policy  # noqa: E402
-from agents.evaluation.matches import TABLES, duplicate_match, wilson_interval  # noqa: E402
-from agents.learning.policy import checked_network_weight  # noqa: E402
+from agents.evaluation.matches import duplicate_match, wilson_interval  # noqa: E402
 from agents.search.endgame import OBJECTIVES, checked_model_weight  # noqa: E402
 from agents.search.players import checked_rollout_model_weight  # noqa: E402
+from bastra_env.rules import TABLES  # noqa: E402
+
+
+def adjusted(player: Any, args: argparse.Namespace, parser: argparse.ArgumentParser) -> Any:
+    """The player with the options given on the command line: a model's ``SearchConfig``
+    fields (a new ``LearnedPolicy`` on the same network), or a PIMC player's attributes."""
+    learned = isinstance(player, LearnedPolicy)
+    search = player.pimc if learned else player if isinstance(player, PIMCPolicy) else None
+    infers = search is not None and search.infer
+    if args.no_opponent_model and not infers:
+        parser.error(f"{args.player} does not search inferred worlds (:infer)")
+    if args.model_weight is not None and not hasattr(player, "model_weight") and not learned:
+        parser.error(f"{args.player} plays no endgame search (a search player or a model)")
+    if args.network_weight is not None and not (learned and infers):
+        parser.error(f"{args.player} is no model searching inferred worlds (MODEL:infer)")
+    if args.rollout_model_weight is not None and not (infers and search.opponent_model):
+        parser.error(f"{args.player} plays no PIMC search with the opponent model (:infer)")
+    if args.objective and search is None:
+        parser.error(f"{args.player} plays no PIMC search (pimc:N, MODEL:infer)")
+    if learned:
+        changes: dict[str, Any] = {}
+        if args.no_opponent_model:
+            changes["opponent_model"] = False
+        if args.model_weight is not None:
+            changes["model_weight"] = args.model_weight
+        if args.network_weight is not None:
+            changes["network_weight"] = args.network_weight
+        if args.rollout_model_weight is not None:
+            share = args.rollout_model_weight
+            changes |= {"rollout_model_weight": share, "misfit_rollout_model_weight": share}
+        name = player.name
+        player = LearnedPolicy(player.model, replace(player.search, **changes), name=name)
+        if args.objective:
+            player.pimc.objective = args.objective
+        return player
+    if args.no_opponent_model:
+        search.opponent_model, search.rollout_model_weight, player.model_weight = False, 0.0, 0.0
+    if args.model_weight is not None:
+        player.model_weight = checked_model_weight(args.model_weight, False)
+    if args.rollout_model_weight is not None:
+        search.rollout_model_weight = checked_rollout_model_weight(args.rollout_model_weight, True)
+    if args.objective:
+        search.objective = args.objective
+    return player
 
 
 def main() -> None:
@@ -61,12 +106,13 @@ def main() -> None:
     parser.add_argument(
         "--network-weight", type=float,
         help="points a nat of the network's log-probability beside the PIMC search's values "
-        "in a MODEL:infer player (LearnedPolicy's network_weight; the table's by default)",
+        "in a MODEL:infer player (SearchConfig.network_weight; the preset's by default)",
     )  # fmt: skip
     parser.add_argument(
         "--rollout-model-weight", type=float,
         help="the modelled rollouts' share of the player's PIMC values, the rest rollouts of the "
-        "same worlds by the rollout policy (rollout_model_weight; the player's own by default)",
+        "same worlds by the rollout policy (one share for every deal: SearchConfig's "
+        "rollout_model_weight and misfit_rollout_model_weight; the player's own by default)",
     )  # fmt: skip
     parser.add_argument(
         "--objective", choices=OBJECTIVES,
@@ -76,42 +122,10 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(1)
     player, opponent = make_policy(args.player), make_policy(args.opponent)
-    search = player if isinstance(player, PIMCPolicy) else getattr(player, "pimc", None)
-    if args.no_opponent_model:
-        if search is None or not search.infer:
-            parser.error(f"{args.player} does not search inferred worlds (:infer)")
-        search.opponent_model = False
-        search.rollout_model_weight = 0.0
-        player.model_weight = 0.0
-    if args.model_weight is not None:
-        if not hasattr(player, "model_weight"):
-            parser.error(f"{args.player} plays no endgame search (a search player or a model)")
-        try:
-            player.model_weight = checked_model_weight(args.model_weight, False)
-        except ValueError as error:
-            parser.error(str(error))
-    if args.network_weight is not None:
-        if not isinstance(player, LearnedPolicy) or player.pimc is None:
-            parser.error(f"{args.player} is no model searching inferred worlds (MODEL:infer)")
-        try:
-            player.network_weight = checked_network_weight(args.network_weight)
-        except ValueError as error:
-            parser.error(str(error))
-    if args.rollout_model_weight is not None:
-        if search is None or not search.opponent_model:
-            parser.error(f"{args.player} plays no PIMC search with the opponent model (:infer)")
-        try:
-            share = checked_rollout_model_weight(args.rollout_model_weight, True)
-        except ValueError as error:
-            parser.error(str(error))
-        if isinstance(player, LearnedPolicy):
-            player.rollout_model_weight = share
-        else:
-            search.rollout_model_weight = share
-    if args.objective:
-        if search is None:
-            parser.error(f"{args.player} plays no PIMC search (pimc:N, MODEL:infer)")
-        search.objective = args.objective
+    try:
+        player = adjusted(player, args, parser)
+    except ValueError as error:
+        parser.error(str(error))
     wins = draws = games = 0
     points = 0.0
     start = time.perf_counter()

@@ -22,8 +22,9 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agents import GreedyPolicy, HeuristicPolicy, RandomPolicy, load_policy  # noqa: E402
-from agents.evaluation.matches import duplicate_match, results_table  # noqa: E402
+from agents import GreedyPolicy, HeuristicPolicy, RandomPolicy, SearchConfig, load_policy  # noqa: E402
+from agents.evaluation.matches import duplicate_match  # noqa: E402
+from agents.evaluation.ratings import results_table  # noqa: E402
 
 MODELS = {
     "2p": "agents/pretrained/bastra_2p.pt",
@@ -44,7 +45,7 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(1)  # the games run in batch (agents.evaluate); one thread is plenty
     path = args.model or str(ROOT / MODELS[args.table])
-    learned = load_policy(path, endgame=not args.no_endgame)
+    learned = load_policy(path, SearchConfig(endgame=not args.no_endgame))
     name = Path(path).stem + ("-network" if args.no_endgame else "")
     matches = [
         (name, learned, "random", RandomPolicy(args.seed)),

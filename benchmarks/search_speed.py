@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import bastra_env  # noqa: E402
-from agents import HeuristicPolicy, load_policy, make_policy  # noqa: E402
+from agents import NETWORK_ALONE, HeuristicPolicy, make_policy  # noqa: E402
 from agents.search.endgame import MODEL_WEIGHT, solve  # noqa: E402
 from bastra_env.rules import TABLES  # noqa: E402
 from benchmarks import pin_to_one_core  # noqa: E402
@@ -94,7 +94,7 @@ def main() -> None:
     legal = np.mean([p["action_mask"].sum() for p in positions])
     print(f"{len(positions)} positions of {args.table} games (deck not empty), "
           f"{legal:.1f} legal actions on average; one core")  # fmt: skip
-    network = load_policy(MODELS[args.table], endgame=False)
+    network = make_policy(MODELS[args.table] + NETWORK_ALONE)
     players = [("heuristic (anchor)", HeuristicPolicy()), ("network alone (anchor)", network)]
     players += [(spec, make_policy(spec, seed=1)) for spec in args.players]
     for spec, player in players:
@@ -118,15 +118,14 @@ def main() -> None:
 def two_deal(count: int, seed: int) -> None:
     positions = sample_positions("2p", count, seed, deck_left=8)
     print(f"{len(positions)} positions of the last-but-one deal (8 cards in the deck)")
-    variants: tuple[tuple[str, dict], ...] = (
-        ("bastra_2p, last deal (anchor)", {"endgame_deals": 1}),
-        ("bastra_2p, two deals", {}),
-        ("two deals, round's points", {"objective": "points"}),
-        ("two deals, inferred deals", {"infer": True}),
-        ("bastra_2p:infer (and the model)", {"infer_worlds": 64}),
+    variants = (
+        ("bastra_2p, last deal (anchor)", "bastra_2p:last-deal"),
+        ("bastra_2p, two deals", "bastra_2p"),
+        ("two deals, round's points", "bastra_2p:points"),
+        ("bastra_2p:infer (and the model)", "bastra_2p:infer"),
     )
-    for name, options in variants:
-        model = load_policy("bastra_2p", **options)
+    for name, spec in variants:
+        model = make_policy(spec)
         times = [1000 * t for t in decision_times(model, positions)]
         print(f"{name:>30}: mean {np.mean(times):7.2f} ms   p99 "
               f"{float(np.percentile(times, 99)):7.2f} ms   max {max(times):7.2f} ms")  # fmt: skip

@@ -6,6 +6,7 @@ import torch
 
 import bastra_env
 from agents import (
+    PRESETS,
     GreedyPolicy,
     HeuristicPolicy,
     LearnedPolicy,
@@ -103,14 +104,18 @@ def test_make_policy_knows_the_baselines():
 
 def test_a_models_network_alone_by_name():
     searching, alone = make_policy("bastra_2p"), make_policy("bastra_2p:network")
-    assert searching.endgame and not alone.endgame and alone.name == "bastra_2p:network"
-    assert searching.endgame_deals == 2
+    s, n = searching.search, alone.search
+    assert s.endgame and not n.endgame and alone.name == "bastra_2p:network"
+    assert s.endgame_deals == 2
     last = make_policy("bastra_2p:last-deal")
-    assert last.endgame and last.endgame_deals == 1 and last.name == "bastra_2p:last-deal"
-    assert searching.objective == last.objective == "game"
-    both = make_policy("bastra_2p:last-deal:points")
+    assert last.search.endgame and last.search.endgame_deals == 1
+    assert last.name == "bastra_2p:last-deal"
+    assert s.objective == last.search.objective == "game"
+    both = make_policy("bastra_2p:last-deal:points").search
     assert both.endgame_deals == 1 and both.objective == "points" and both.endgame
-    assert make_policy("bastra_2p:points").endgame_deals == 2
+    assert make_policy("bastra_2p:points").search.endgame_deals == 2
+    for spec in ("bastra_2p", "bastra_2p:network", "bastra_2p:last-deal:points"):
+        assert make_policy(spec).search == PRESETS[spec]  # each name is its preset
     with pytest.raises(ValueError, match="not a built-in"):
         make_policy("greedy:network")
     with pytest.raises(ValueError, match="last-deal follows a model"):

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import bastra_env
-from agents import GreedyPolicy, HeuristicPolicy, LearnedPolicy, RandomPolicy
+from agents import GreedyPolicy, HeuristicPolicy, LearnedPolicy, RandomPolicy, SearchConfig
 from agents.learning import features as features_module
 from agents.learning.features import ACTION_FEATURES, MAX_LEGAL, PAD_ACTION, action_inputs
 from agents.learning.network import NetworkConfig, PolicyValueNet
@@ -201,7 +201,7 @@ def test_every_policy_plays_legal_actions_in_batches(everything):
         GreedyPolicy(),
         HeuristicPolicy(),
         LearnedPolicy(model),
-        LearnedPolicy(model, endgame=False),
+        LearnedPolicy(model, SearchConfig(endgame=False)),
         LearnedPolicy(model, sample=True, seed=3),
     ]
     for policy in policies:

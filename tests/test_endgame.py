@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import bastra_env
-from agents import HeuristicPolicy, LearnedPolicy
+from agents import HeuristicPolicy, LearnedPolicy, SearchConfig
 from agents.learning.network import NetworkConfig, PolicyValueNet
 from agents.players.basic import GreedyPolicy, RandomPolicy
 from agents.search.endgame import solve
@@ -257,7 +257,8 @@ def test_team_search_samples_the_hidden_hands_deterministically():
 def test_learned_policy_plays_the_search_move_in_the_endgame_unless_told_not_to():
     torch.manual_seed(0)
     model = PolicyValueNet(NetworkConfig(hidden=(16,)))
-    with_search, network_only = LearnedPolicy(model), LearnedPolicy(model, endgame=False)
+    with_search = LearnedPolicy(model)
+    network_only = LearnedPolicy(model, SearchConfig(endgame=False))
     heuristic = HeuristicPolicy()
     differed = 0
     for seed in range(20):
@@ -275,8 +276,8 @@ def test_learned_policy_plays_the_search_move_in_the_endgame_unless_told_not_to(
 def test_learned_policy_searches_the_last_two_deals_unless_told_to_search_one():
     torch.manual_seed(0)
     model = PolicyValueNet(NetworkConfig(hidden=(16,)))
-    two, one = LearnedPolicy(model), LearnedPolicy(model, endgame_deals=1)
-    network_only = LearnedPolicy(model, endgame=False)
+    two, one = LearnedPolicy(model), LearnedPolicy(model, SearchConfig(endgame_deals=1))
+    network_only = LearnedPolicy(model, SearchConfig(endgame=False))
     heuristic = HeuristicPolicy()
     differed = 0
     for seed in range(12):
@@ -291,7 +292,7 @@ def test_learned_policy_searches_the_last_two_deals_unless_told_to_search_one():
         differed += chosen != network_only.act(seen)
     assert differed > 0
     with pytest.raises(ValueError, match="endgame_deals"):
-        LearnedPolicy(model, endgame_deals=3)
+        LearnedPolicy(model, SearchConfig(endgame_deals=3))
 
 
 def test_no_search_when_a_scoring_rule_is_beyond_what_the_observation_tells():

@@ -6,15 +6,10 @@ import pytest
 
 import bastra_env
 from agents import GreedyPolicy, RandomPolicy
-from agents.evaluation.matches import (
-    MatchResult,
-    bradley_terry,
-    duplicate_match,
-    main,
-    plot_curves,
-    rating_intervals,
-    wilson_interval,
-)
+from agents.evaluation.cli import main
+from agents.evaluation.curves import plot_curves
+from agents.evaluation.matches import MatchResult, duplicate_match, wilson_interval
+from agents.evaluation.ratings import bradley_terry, rating_intervals
 from agents.evaluation.replay import read_record
 
 
@@ -127,9 +122,9 @@ def test_rating_intervals_hold_the_ratings_and_repeat_for_a_seed():
 
 
 def test_recorded_games_replay_to_the_scores_the_match_counted(tmp_path):
-    from agents import load_policy
+    from agents import SearchConfig, load_policy
 
-    learned = load_policy("bastra_2p", endgame=False)
+    learned = load_policy("bastra_2p", SearchConfig(endgame=False))
     match = duplicate_match(
         learned, GreedyPolicy(), deals=2, seed=11, names=("net", "greedy"), record=tmp_path,
         target_score=40,

@@ -165,7 +165,7 @@ def test_masked_module_is_finite_and_legal():
 
 
 def test_rllib_and_train_py_checkpoints_meet_in_one_tournament(tiny_run, tmp_path):
-    from agents.evaluation.matches import round_robin
+    from agents.evaluation.ratings import round_robin
     from agents.learning.network import NetworkConfig, PolicyValueNet, save_checkpoint
 
     table, run = tiny_run

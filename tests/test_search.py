@@ -1,6 +1,7 @@
 """The search players: the position they rebuild, what they may read, budgets, determinism."""
 
 import time
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -14,7 +15,8 @@ from agents import (
     make_policy,
     policy_problem,
 )
-from agents.learning.policy import MISFIT, NETWORK_WEIGHTS, ROLLOUT_MODEL_WEIGHTS, LearnedPolicy
+from agents.learning.config import PRESETS, SearchConfig
+from agents.learning.policy import LearnedPolicy
 from agents.search import kernels as S
 from agents.search.endgame import MODEL_WEIGHT, solve
 from agents.search.endgame_kernels import POINTS_ONLY
@@ -25,6 +27,13 @@ from bastra_env import kernels as K
 from bastra_env.layout import MAX_LEGAL, NUM_ACTIONS, OBSERVATION_SIZE, SLOTS_PER_CARD
 
 TABLES = [{"num_players": 2}, {"num_players": 3}, {"num_players": 4, "teams": True}]
+INFER_2P = PRESETS["bastra_2p:infer"]
+MISFIT = INFER_2P.misfit
+
+
+def inferring(worlds, preset=INFER_2P, **changes):
+    """``MODEL:infer``'s search (the 2p preset by default) on ``worlds`` inferred worlds."""
+    return replace(preset, infer_worlds=worlds, **changes)
 
 
 def positions(table, seed, count):
@@ -127,7 +136,7 @@ def test_the_game_objective_applies_where_an_equity_table_was_measured():
         lambda: PIMCPolicy(8, infer=True),
         lambda: PIMCPolicy(8, infer=True, objective="game"),
         lambda: ISMCTSPolicy(60),
-        lambda: load_policy("bastra_2p", infer_worlds=8),
+        lambda: load_policy("bastra_2p", inferring(8)),
     ],
     ids=["pimc", "pimc-infer", "pimc-infer-game", "ismcts", "model-infer"],
 )
@@ -205,25 +214,26 @@ def test_search_specs_and_bad_specs():
     assert policy_problem("ismcts:100:infer") is not None
     assert policy_problem("pimc:16:infer:bastra_2p") is None
     model = make_policy("bastra_2p:infer", seed=2)
-    assert model.infer_worlds == 64 and model.name == "bastra_2p:infer"
+    assert model.search.infer_worlds == 64 and model.name == "bastra_2p:infer"
     with pytest.raises(ValueError, match="infer_worlds"):
-        load_policy("bastra_2p", infer_worlds=-1)
+        load_policy("bastra_2p", SearchConfig(infer_worlds=-1))
 
 
 def test_a_model_with_inference_searches_before_the_endgame_and_is_deterministic():
     """``MODEL:infer`` plays the PIMC search's best move, each move's value plus the network's
     log-probability at the table's weight, where the endgame search does not apply: the same move
     for the same observation."""
-    model = load_policy("bastra_2p", infer_worlds=16, seed=4)
-    network = load_policy("bastra_2p", endgame=False)
+    model = load_policy("bastra_2p", inferring(16), seed=4)
+    network = load_policy("bastra_2p", SearchConfig(endgame=False))
     samples = [obs for _, obs in positions({"num_players": 2}, 8, 30)]
     first = [model.act(o) for o in samples]
-    assert [load_policy("bastra_2p", infer_worlds=16, seed=4).act(o) for o in samples] == first
+    assert [load_policy("bastra_2p", inferring(16), seed=4).act(o) for o in samples] == first
     assert first != [network.act(o) for o in samples]
-    weight = model.weight_of(0)
-    assert weight == NETWORK_WEIGHTS[0] and model.weight_of(3) == NETWORK_WEIGHTS[3]
+    weight = model.search.network_weight
+    assert weight == INFER_2P.network_weight == 0.3
+    assert PRESETS["bastra_4p_teams:infer"].network_weight == 0.1
     for observation, chosen in zip(samples, first, strict=True):
-        values = model.pimc.action_values(observation, model.rollout_weight_of(0, observation))
+        values = model.pimc.action_values(observation, model.rollout_share(observation))
         probs, _ = model.explain_batch(observation["observation"][None],
                                        observation["action_mask"][None])  # fmt: skip
         score = {a: v + weight * np.log(probs[0, a]) for a, v in values.items()}
@@ -235,17 +245,17 @@ def test_the_network_weight_beside_the_search_goes_from_the_search_alone_to_the_
     0 plays the search's best move, a huge weight the network's own choice; it sets the weight
     for every table; a negative or undefined weight is refused."""
     samples = [obs for _, obs in positions({"num_players": 2}, 8, 30)]
-    network = load_policy("bastra_2p", endgame=False)
-    alone = load_policy("bastra_2p", infer_worlds=16, seed=4, network_weight=0.0)
-    assert alone.weight_of(0) == 0.0 == alone.weight_of(3)
+    network = load_policy("bastra_2p", SearchConfig(endgame=False))
+    alone = load_policy("bastra_2p", inferring(16, network_weight=0.0), seed=4)
+    assert alone.search.network_weight == 0.0
     for observation in samples:
-        values = alone.pimc.action_values(observation, alone.rollout_weight_of(0, observation))
+        values = alone.pimc.action_values(observation, alone.rollout_share(observation))
         assert values[alone.act(observation)] == max(values.values())
-    led = load_policy("bastra_2p", infer_worlds=16, seed=4, network_weight=1e6)
+    led = load_policy("bastra_2p", inferring(16, network_weight=1e6), seed=4)
     assert [led.act(o) for o in samples] == [network.act(o) for o in samples]
     for bad in (-0.1, float("nan"), float("inf")):
         with pytest.raises(ValueError, match="network_weight"):
-            load_policy("bastra_2p", infer_worlds=8, network_weight=bad)
+            load_policy("bastra_2p", inferring(8, network_weight=bad))
 
 
 def test_the_rollouts_share_of_the_opponent_model_blends_the_two_kinds_of_rollout():
@@ -270,24 +280,26 @@ def test_the_rollouts_share_of_the_opponent_model_blends_the_two_kinds_of_rollou
         differ += m != p
         checked += 1
     assert checked >= 20 and differ >= 5  # the model changes the rollouts' values
-    model = load_policy("bastra_2p", infer_worlds=8, rollout_model_weight=0.25)
+    everywhere = inferring(8, rollout_model_weight=0.25, misfit_rollout_model_weight=0.25)
+    model = load_policy("bastra_2p", everywhere)
     for _, observation in positions({"num_players": 2}, 5, 30):
-        assert model.rollout_weight_of(0, observation) == 0.25 == model.rollout_weight_of(3)
+        assert model.rollout_share(observation) == 0.25 == everywhere.rollout_share(None)
     makes = [
         lambda: PIMCPolicy(8, infer=True, rollout_model_weight=1.5),
         lambda: PIMCPolicy(8, infer=True, rollout_model_weight=float("nan")),
-        lambda: load_policy("bastra_2p", infer_worlds=8, rollout_model_weight=-0.1),
+        lambda: load_policy("bastra_2p", inferring(8, rollout_model_weight=-0.1)),
     ]
     for make in makes:
         with pytest.raises(ValueError, match="rollout_model_weight must be in"):
             make()
     for make in (lambda: PIMCPolicy(8, rollout_model_weight=0.5),
                  lambda: PIMCPolicy(8, infer=True, opponent_model=False, rollout_model_weight=1),
-                 lambda: LearnedPolicy(load_policy("bastra_2p").model, infer_worlds=8,
-                                       opponent_model=False, rollout_model_weight=0.5),
                  ):  # fmt: skip
         with pytest.raises(ValueError, match="needs the opponent model"):
             make()
+    # a model without the opponent model plays the rollout policy alone, whatever its shares
+    plain_model = LearnedPolicy(model.model, replace(everywhere, opponent_model=False))
+    assert not plain_model.pimc.opponent_model and plain_model.rollout_share(observation) == 0.0
     with pytest.raises(ValueError, match="rollout_model_weight must be in"):
         modelled.action_values(next(heuristic_positions({"num_players": 2}, 5, 1))[1], 2.0)
 
@@ -319,23 +331,24 @@ def test_the_deal_fit_tells_the_models_own_play_from_random_play(table):
 
 
 def test_a_2p_model_trusts_the_modelled_rollouts_less_where_the_deal_misfits_the_model():
-    """``MODEL:infer`` without ``rollout_model_weight`` takes its table's shares
-    (``ROLLOUT_MODEL_WEIGHTS``): in 2p the first where the deal's plays fit the opponent model,
-    the second where ``deal_fit`` is under ``MISFIT``; in teams one share everywhere."""
-    model = load_policy("bastra_2p", infer_worlds=8, seed=2)
-    fit, misfit = ROLLOUT_MODEL_WEIGHTS[0]
-    assert (fit, misfit) == (1.0, 0.5) and model.rollout_weight_of(0) == fit
+    """``MODEL:infer`` takes its preset's shares: in 2p ``rollout_model_weight`` where the deal's
+    plays fit the opponent model, ``misfit_rollout_model_weight`` where ``deal_fit`` is under
+    ``misfit``; in teams one share everywhere."""
+    model = load_policy("bastra_2p", inferring(8), seed=2)
+    fit, misfit = INFER_2P.rollout_model_weight, INFER_2P.misfit_rollout_model_weight
+    assert (fit, misfit) == (1.0, 0.5) and model.search.rollout_share(None) == fit
     seen = set()
     for _, observation in positions({"num_players": 2}, 6, 60):
         obs = observation["observation"]
         position, rules, cards, sizes = position_of(obs)
         evidence = deal_fit(position, rules, cards, sizes, decision_seed(model.pimc.seed, obs))
-        share = model.rollout_weight_of(0, observation)
+        share = model.rollout_share(observation)
         assert share == (misfit if evidence < MISFIT else fit)
         seen.add(share)
     assert seen == {fit, misfit}
     team = next(positions(TABLES[2], 6, 1))[1]
-    assert model.rollout_weight_of(3, team) == ROLLOUT_MODEL_WEIGHTS[3][0] == 1.0
+    teams = LearnedPolicy(model.model, inferring(8, PRESETS["bastra_4p_teams:infer"]), seed=2)
+    assert teams.rollout_share(team) == teams.search.misfit_rollout_model_weight == 1.0
 
 
 def test_players_that_model_the_other_sides_weigh_the_model_in_the_endgame():
@@ -346,11 +359,12 @@ def test_players_that_model_the_other_sides_weigh_the_model_in_the_endgame():
     assert PIMCPolicy(8).model_weight == 0.0 == ISMCTSPolicy(10).model_weight
     assert PIMCPolicy(8, infer=True, opponent_model=False).model_weight == 0.0
     assert PIMCPolicy(8, model_weight=0.25).model_weight == 0.25
-    assert load_policy("bastra_2p", infer_worlds=8).model_weight == MODEL_WEIGHT
-    assert load_policy("bastra_2p").model_weight == 0.0
-    assert load_policy("bastra_2p", infer_worlds=8, model_weight=0.0).model_weight == 0.0
+    assert load_policy("bastra_2p", inferring(8)).search.endgame_model_weight == MODEL_WEIGHT
+    assert load_policy("bastra_2p").search.endgame_model_weight == 0.0
+    zero = inferring(8, model_weight=0.0)
+    assert load_policy("bastra_2p", zero).search.endgame_model_weight == 0.0
     for make in (lambda: PIMCPolicy(8, model_weight=-0.1),
-                 lambda: load_policy("bastra_2p", model_weight=1.5)):  # fmt: skip
+                 lambda: load_policy("bastra_2p", SearchConfig(model_weight=1.5))):  # fmt: skip
         with pytest.raises(ValueError, match="model_weight"):
             make()
     player, checked = PIMCPolicy(8, infer=True), 0

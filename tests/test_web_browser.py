@@ -50,7 +50,7 @@ import uvicorn  # noqa: E402
 
 from agents import load_policy, make_policy  # noqa: E402
 from agents.apps.serve import Players, create_app  # noqa: E402
-from agents.evaluation.matches import rating_intervals, round_robin  # noqa: E402
+from agents.evaluation.ratings import rating_intervals, round_robin  # noqa: E402
 from agents.evaluation.replay import build_record, explain, write_record  # noqa: E402
 from bastra_env import Rules, raw_env  # noqa: E402
 

@@ -36,7 +36,7 @@ import sys
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -94,10 +94,11 @@ class Players:
         for name, path in sources.items():
             if name in BASELINES:
                 raise ValueError(f"model name {name!r} is a built-in player's name")
-            searching = load_policy(path or name, endgame=True)
+            searching = load_policy(path or name)
             if not isinstance(searching, LearnedPolicy):
                 raise ValueError(f"model {name!r}: the app plays train.py checkpoints, not RLlib's")
-            alone = LearnedPolicy(searching.model, name=name, endgame=False)
+            network = replace(searching.search, endgame=False)
+            alone = LearnedPolicy(searching.model, network, name=name)
             searching.name = name
             self.learned[name] = (searching, alone)
         self.names = [*self.learned, *BASELINES, *SEARCH_OFFERED]

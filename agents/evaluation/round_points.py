@@ -15,7 +15,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from agents.evaluation.matches import play_games
-from agents.registry import load_policy
+from agents.learning.config import LAST_DEAL_ONLY, POINTS_OBJECTIVE
+from agents.registry import make_policy
 from agents.search.equity import EQUITY_SCALE, ROUND_POINTS_FILE, game_equity
 from bastra_env import Rules
 from bastra_env.rules import TABLES
@@ -26,7 +27,7 @@ def measure(table: str, rounds: int, seed: int, model: str | None = None) -> dic
     ``model``) plays against itself (with its last-deal search on the round's points), on the
     vector env."""
     name = model or ("bastra_2p" if table == "2p" else "bastra_4p_teams")
-    policy = load_policy(name, endgame_deals=1, objective="points")
+    policy = make_policy(f"{name}{LAST_DEAL_ONLY}{POINTS_OBJECTIVE}")
     rules = Rules(max_rounds=1, **TABLES[table])
     rng = np.random.default_rng(seed)
     seeds = rng.integers(0, 2**62, size=rounds).tolist()
