@@ -175,3 +175,12 @@ def test_rllib_and_train_py_checkpoints_meet_in_one_tournament(tiny_run, tmp_pat
     results, ratings = round_robin(specs, table=table, deals=2, mode="round")
     assert len(results) == 3 and set(ratings) == set(specs)
     assert all(r.games == 4 for r in results)
+
+
+def test_checkpoints_of_0_2_0_find_the_masked_module_by_its_old_path():
+    """RLlib pickles a checkpoint's module class by its path; 0.2.0's was ``agents.rllib``."""
+    import pickle
+
+    import agents.integrations.rllib as rllib
+
+    assert pickle.loads(b"cagents.rllib\nMaskedPPOTorchModule\n.") is rllib.MaskedPPOTorchModule

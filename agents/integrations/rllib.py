@@ -49,6 +49,7 @@ import functools
 import inspect
 import os
 import random
+import sys
 import time
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
@@ -96,6 +97,11 @@ CHECKPOINT_MODULE_DIR = Path(COMPONENT_LEARNER_GROUP) / COMPONENT_LEARNER / COMP
 
 
 ROOT = Path(__file__).resolve().parents[2]
+
+# RLlib checkpoints of 0.2.0 name this module's classes by its old path (``agents.rllib``): once
+# this module is loaded (``load_policy`` of a checkpoint directory loads it first), that name
+# finds it, so those checkpoints keep loading as the masked module they were trained as.
+sys.modules.setdefault("agents.rllib", sys.modules[__name__])
 
 
 # --------------------------------------------------------------------------- environment
