@@ -71,3 +71,23 @@ def test_agents_keeps_at_most_eight_modules_at_its_top_level():
     command and the thin ``python -m agents.X`` fronts."""
     top = sorted(p.name for p in (ROOT / "agents").glob("*.py"))
     assert len(top) <= 8, top
+
+
+def test_the_facade_gives_every_public_name_and_imports_them_only_when_asked():
+    """``from agents import X`` works for every public name; ``import agents`` itself (and the
+    players and the search under it) loads no torch, so ``bastra --help`` starts quickly."""
+    code = (
+        "import sys, agents, agents.players.heuristic, agents.search.players, agents.cli\n"
+        "assert 'torch' not in sys.modules, 'torch imported'\n"
+        "from agents import *\n"
+        "assert all(getattr(agents, n) is not None for n in agents.__all__)\n"
+        "assert agents.load_policy.__module__ == 'agents.registry'\n"
+        "try:\n"
+        "    agents.no_such_name\n"
+        "except AttributeError as error:\n"
+        "    assert 'no_such_name' in str(error)\n"
+        "else:\n"
+        "    raise SystemExit('no AttributeError')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
