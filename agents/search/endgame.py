@@ -38,6 +38,7 @@ import numpy as np
 from agents.players.basic import Observation
 from agents.search import kernels as S
 from agents.search.endgame_kernels import (
+    EQUITY_SCALE,
     I_DECK,
     I_SCORING,
     I_SEARCH,
@@ -50,6 +51,7 @@ from agents.search.endgame_kernels import (
     read_position,
     search,
 )
+from agents.search.equity import objective_table
 from agents.search.positions import decision_seed, inferred_worlds, position_of
 from bastra_env import kernels as K
 from bastra_env.cards import iter_cards
@@ -163,8 +165,6 @@ def solve(
             rng.shuffle(order)
     equity, scale = POINTS_ONLY, 1
     if objective == "game":
-        from agents.search.equity import EQUITY_SCALE, objective_table  # its CLI imports agents
-
         seats = int(info[I_SEATS])  # the search plays two players or the team game
         equity = objective_table(seats, seats == 4, info[I_SCORING : I_SCORING + 3].tolist(),
                                  int(info[I_TARGET]))  # fmt: skip

@@ -36,6 +36,7 @@ from agents.players.basic import Observation, legal_actions
 from agents.search import kernels as S
 from agents.search.endgame import OBJECTIVES, checked_model_weight, solve
 from agents.search.endgame_kernels import POINTS_ONLY
+from agents.search.equity import objective_table
 from agents.search.positions import decision_seed, inferred_worlds, position_of
 from bastra_env import kernels as K
 
@@ -186,8 +187,6 @@ class PIMCPolicy(_SearchPolicy):
         modelled_sums, plain_sums = np.zeros(n), np.zeros(n)
         equity = POINTS_ONLY
         if self.objective == "game":
-            from agents.search.equity import objective_table  # its CLI imports agents
-
             scoring = rules[[K.R_BASTRA, K.R_JACK_BASTRA, K.R_MOST_CARDS]].tolist()
             equity = objective_table(int(rules[K.R_PLAYERS]), bool(rules[K.R_TEAMS]), scoring,
                                      int(rules[K.R_TARGET]))  # fmt: skip
