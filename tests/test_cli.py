@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-import agents.training.ppo
+import agents.train
 from agents import cli
+from agents.training.options import SuggestingParser, option_hint
 
 ROOT = Path(__file__).resolve().parents[1]
 FAST = ["--total-env-steps", "1000", "--eval-deals", "1", "--imitation-samples", "0"]
@@ -70,9 +71,9 @@ def test_an_unknown_option_gets_argparse_message_and_the_closest_option(capsys):
     assert "unrecognized arguments: --tabel 2p" in err and "did you mean --table?" in err
     code, _, err = run_cli(["train", "--config", "smoke", "--lerning-rate", "0.1"], capsys)
     assert code == 2 and "--lerning-rate" in err and "did you mean --learning-rate?" in err
-    parser = cli.SuggestingParser(prog="x")
+    parser = SuggestingParser(prog="x")
     parser.add_argument("--mode", choices=["round", "game"])
-    assert "did you mean 'round'?" in cli.option_hint(
+    assert "did you mean 'round'?" in option_hint(
         parser, "argument --mode: invalid choice: 'rounds' (choose from 'round', 'game')"
     )
 

@@ -1,0 +1,262 @@
+"""Collecting a rollout: whole episodes of the vector env's games, the learner's transitions and
+each seat's trajectory, with snapshots of the pool and built-in players on the opposing side in
+some games.
+
+Each seat's moves form its own trajectory, so returns and advantages never mix one seat's future
+with another's; partners receive the same team reward. Rewards are each round's point difference
+(``reward="points"``), scaled by ``reward_scale``, or each round's change in the side's chance of
+winning the game (``reward="equity"``, ``agents.search.equity``). Rollouts hold whole episodes
+only, so nothing is bootstrapped across updates and a resumed run continues exactly.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import torch
+
+from agents.learning.network import NetworkConfig, PolicyValueNet
+from agents.players.kernels import action_inputs_batch
+from agents.search.equity import chance, game_equity
+from agents.training.config import Config
+from bastra_env.kernels import SCORES
+from bastra_env.vector import VectorEnv
+
+ROLLOUT_FIELDS = ("obs", "action_ids", "features", "actions", "logps", "values")
+"""A rollout's tensors; ``actions`` are the slots of ``action_ids`` that were played."""
+TIMED_PARTS = ("env", "baselines", "features", "forward", "update")
+"""Where an update's time goes: the vector env's steps, built-in opponents' moves, the network's
+per-action inputs, the rollout's forward passes, and the PPO update (logged per update)."""
+BASELINE_CODE = 1000
+"""Controller codes from here on are built-in players (``baseline_opponents``); -1 is the
+learner, ``k`` below this the pool's snapshot ``k``."""
+
+
+def equity_reward(
+    equity: np.ndarray, before: np.ndarray, after: np.ndarray, ended: bool, winner: int
+) -> float:
+    """``reward="equity"``: side 0's reward for a round that took the sides' totals from
+    ``before`` to ``after``: twice its change in the chance of winning (``equity``, an
+    ``agents.search.equity`` table), up to the game's result where the round ``ended`` it
+    (``winner`` side 0, 1 or -1 for a draw). Side 1's is the opposite; a game's rewards add up to
+    its result, +1, -1 or 0."""
+    start = chance(equity, before[0], before[1])
+    if ended:
+        end = 0.5 if winner == -1 else float(winner == 0)
+    else:
+        end = chance(equity, after[0], after[1])
+    return 2.0 * (end - start)
+
+
+class Pool:
+    """Frozen past snapshots, played as the opposing side in some games."""
+
+    def __init__(self, config: Config, device: torch.device, network: NetworkConfig) -> None:
+        self.size = config.pool_size
+        self.device = device
+        self.states: list[dict[str, torch.Tensor]] = []
+        self.models: list[PolicyValueNet] = []
+        self.network = network
+
+    def add(self, model: PolicyValueNet) -> None:
+        self.add_state({k: v.detach().cpu().clone() for k, v in model.state_dict().items()})
+
+    def add_state(self, state: dict[str, torch.Tensor]) -> None:
+        frozen = PolicyValueNet(self.network).to(self.device)
+        frozen.load_state_dict(state)
+        self.states = (self.states + [state])[-self.size :]
+        self.models = (self.models + [frozen.eval()])[-self.size :]
+
+
+class Rollout:
+    """Learner transitions of one update, indexed in the order they were played."""
+
+    def __init__(self) -> None:
+        self.parts: dict[str, list[torch.Tensor]] = {name: [] for name in ROLLOUT_FIELDS}
+        self.rewards: list[float] = []
+        self.trajectories: list[list[int]] = []
+        self.round_rewards: list[float] = []
+
+    def add(
+        self,
+        obs: torch.Tensor,
+        action_ids: torch.Tensor,
+        features: torch.Tensor,
+        actions: torch.Tensor,
+        logps: torch.Tensor,
+        values: torch.Tensor,
+    ) -> int:
+        """A batch of transitions; returns the index of the first."""
+        first = len(self.rewards)
+        for name, part in zip(
+            ROLLOUT_FIELDS, (obs, action_ids, features, actions, logps, values), strict=True
+        ):
+            self.parts[name].append(part)
+        self.rewards += [0.0] * len(actions)
+        return first
+
+    def __len__(self) -> int:
+        return len(self.rewards)
+
+    def tensors(self) -> dict[str, torch.Tensor]:
+        """The transitions stacked, on the device they were made on (the training device)."""
+        return {name: torch.cat(parts) for name, parts in self.parts.items()}
+
+
+
+
+class SelfPlayGames:
+    """Who plays each game slot of the vector env, and each seat's trajectory in it.
+
+    ``controllers int64[num_envs, num_players]``: -1 the learner, ``k`` pool snapshot ``k``,
+    ``BASELINE_CODE + k`` built-in player ``k``; ``totals int64[num_envs, 2]``: each side's score
+    (the equity reward); ``live bool[num_envs]``: the slot's game still counts for this rollout;
+    ``trajectory_of[e][seat]``: the rollout indices of that seat's moves in slot ``e``."""
+
+    def __init__(
+        self, config: Config, pool: Pool, baselines: int, rng: np.random.Generator
+    ) -> None:
+        self.config, self.pool, self.baselines, self.rng = config, pool, baselines, rng
+        self.rules = config.rules
+        self.seats = self.rules.num_players
+        self.controllers = np.full((config.num_envs, self.seats), -1, dtype=np.int64)
+        self.totals = np.zeros((config.num_envs, 2), dtype=np.int64)
+        self.equity = np.zeros((0, 0), dtype=np.int64)
+        if config.reward == "equity":
+            self.equity = game_equity(config.table, self.rules.target_score)
+        self.live = np.zeros(config.num_envs, dtype=bool)
+        self.trajectory_of: list[list[list[int]]] = [
+            [[] for _ in range(self.seats)] for _ in range(config.num_envs)
+        ]
+
+    def start(self, e: int) -> None:
+        """Who plays the game now in slot ``e``: self-play, or a pool snapshot or a baseline on
+        one side."""
+        config, rng = self.config, self.rng
+        self.controllers[e] = -1
+        draw = rng.random()
+        if self.pool.models and draw < config.pool_prob:
+            opponent = int(rng.integers(len(self.pool.models)))
+        elif self.baselines and draw < config.pool_prob + config.baseline_prob:
+            opponent = BASELINE_CODE + int(rng.integers(self.baselines))
+        else:
+            opponent = -1
+        if opponent != -1:
+            frozen_side = int(rng.integers(2))
+            for s in range(self.seats):
+                if self.rules.side_of(s) == frozen_side:
+                    self.controllers[e, s] = opponent
+        self.trajectory_of[e] = [[] for _ in range(self.seats)]
+        self.live[e] = True
+
+    def credit(self, rows: np.ndarray, paid: np.ndarray, buffer: Rollout) -> None:
+        """A round was scored in some games (``paid float[len(rows), seats]``): add each seat's
+        reward to its latest move."""
+        scale = self.config.reward_scale if self.config.reward == "points" else 1.0
+        for r in np.flatnonzero(paid.any(axis=1)):
+            e = rows[r]
+            for s in range(self.seats):
+                reward = float(paid[r, s])
+                if reward and self.trajectory_of[e][s]:
+                    buffer.rewards[self.trajectory_of[e][s][-1]] += reward * scale
+                    buffer.round_rewards.append(reward)
+
+    def equity_paid(
+        self, venv: VectorEnv, rows: np.ndarray, state: dict[str, np.ndarray]
+    ) -> np.ndarray:
+        """``reward="equity"``: ``float64[len(rows), seats]``, each seat's reward for the steps
+        that ended a round, twice its side's change in the chance of winning (the finished
+        game's result where it ended)."""
+        paid = np.zeros((len(rows), self.seats), dtype=np.float64)
+        for r in np.flatnonzero(state["round_ended"][rows]).tolist():
+            e = rows[r]
+            after = venv.states[e, SCORES : SCORES + 2]
+            ended = bool(state["terminated"][e])
+            change = equity_reward(self.equity, self.totals[e], after, ended,
+                                   int(state["winner"][e]))  # fmt: skip
+            self.totals[e] = 0 if ended else after  # an ended game's slot holds its next game
+            for s in range(self.seats):
+                paid[r, s] = change if self.rules.side_of(s) == 0 else -change
+        return paid
+
+    def finish(self, e: int, buffer: Rollout, again: bool) -> None:
+        """Slot ``e``'s game ended: its seats' trajectories join the rollout; ``again``: the
+        slot plays on (the vector env has already dealt its next game)."""
+        for s in range(self.seats):
+            if self.trajectory_of[e][s]:
+                buffer.trajectories.append(self.trajectory_of[e][s])
+        if again:
+            self.start(e)
+        else:
+            self.live[e] = False
+
+
+def collect_rollout(
+    venv: VectorEnv,
+    games: SelfPlayGames,
+    model: PolicyValueNet,
+    actors: Sequence[Callable[[np.ndarray, np.ndarray], Any]],
+    device: torch.device,
+) -> tuple[Rollout, int, dict[str, float]]:
+    """Play every slot of ``venv`` from a fresh reset, the seats to move grouped by who plays
+    them and each group run through its network (or built-in player) in one batch, until
+    ``rollout_steps`` plays are made and every game under way has ended. Returns the learner's
+    transitions (``obs float32[N, OBSERVATION_SIZE]``, ``action_ids int64[N, MAX_LEGAL]``,
+    ``features float32[N, MAX_LEGAL, ACTION_FEATURES]``, the slots played, their log-probabilities
+    and values ``[N]``), the plays made (every seat) and the seconds spent by part."""
+    config, pool = games.config, games.pool
+    buffer = Rollout()
+    plays = 0
+    timer = dict.fromkeys(TIMED_PARTS, 0.0)
+    clock = time.perf_counter()
+    state = venv.reset(seed=int(games.rng.integers(2**62)))
+    games.totals[:] = 0
+    for e in range(venv.num_envs):
+        games.start(e)
+    timer["env"] += time.perf_counter() - clock
+    while games.live.any():
+        rows = np.flatnonzero(games.live)
+        movers = games.controllers[rows, state["current_player"][rows]]
+        actions = np.empty(len(rows), dtype=np.int64)
+        for who in np.unique(movers).tolist():
+            pick = movers == who
+            chosen = rows[pick]
+            seen, masks = state["observation"][chosen], state["action_mask"][chosen]
+            clock = time.perf_counter()
+            if who >= BASELINE_CODE:  # a built-in player: nothing recorded
+                actions[pick] = actors[who - BASELINE_CODE](seen, masks)
+                timer["baselines"] += time.perf_counter() - clock
+                continue
+            action_ids, features = action_inputs_batch(seen, masks)
+            timer["features"] += time.perf_counter() - clock
+            clock = time.perf_counter()
+            obs = torch.from_numpy(seen).to(device)
+            ids_t = torch.from_numpy(action_ids).to(device)
+            features_t = torch.from_numpy(features).to(device)
+            net = model if who == -1 else pool.models[who]
+            with torch.no_grad():
+                logits, values = net.slot_logits(obs, ids_t, features_t)
+                dist = torch.distributions.Categorical(logits=logits, validate_args=False)
+                slots = dist.sample()  # a slot of action_ids: a legal action
+                logps = dist.log_prob(slots)
+            actions[pick] = ids_t.gather(1, slots[:, None])[:, 0].cpu().numpy()
+            if who == -1:
+                first = buffer.add(obs, ids_t, features_t, slots, logps, values)
+                seats = state["current_player"][chosen].tolist()
+                for k, (e, seat) in enumerate(zip(chosen.tolist(), seats, strict=True)):
+                    games.trajectory_of[e][seat].append(first + k)
+            timer["forward"] += time.perf_counter() - clock
+        clock = time.perf_counter()
+        state = venv.step_some(rows, actions)
+        plays += len(rows)
+        if config.reward == "equity":
+            games.credit(rows, games.equity_paid(venv, rows, state), buffer)
+        else:
+            games.credit(rows, state["rewards"][rows], buffer)
+        for e in rows[state["terminated"][rows]].tolist():
+            games.finish(e, buffer, plays < config.rollout_steps)
+        timer["env"] += time.perf_counter() - clock
+    return buffer, plays, timer
