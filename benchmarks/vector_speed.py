@@ -1,19 +1,23 @@
-"""Random masked play with observations and masks: the vector env beside its anchors, one core.
+"""Random masked play with observations and masks: the vector env on 1, 2, ... threads beside its
+anchors.
 
-    python benchmarks/vector_speed.py [--num-envs 1024] [--steps 300] [--repeats 5]
+    python benchmarks/vector_speed.py [--num-envs 1024] [--steps 300] [--repeats 5] [--threads 1 2]
 
-- ``vector``: ``bastra_env.vector.VectorEnv`` with ``num_envs`` games; each step writes every
-  game's observation (1,125 floats) and action mask, and a uniformly random legal action is
-  picked from each mask (compiled, ``vector.random_legal``). Steps/s counts plays (one per game
-  per step).
+- ``vector``: ``bastra_env.vector.VectorEnv`` with ``num_envs`` games on ``--threads`` threads
+  (default: 1, 2, 4, ... up to the cores this process may use); each step writes every game's
+  observation (1,125 floats) and action mask, and a uniformly random legal action is picked from
+  each mask (compiled, ``vector.random_legal``, on the env's threads: ``VectorEnv.sample_legal``).
+  Steps/s counts plays (one per game per step).
 - ``aec``: the PettingZoo AEC env (``bastra_env.env()``), the same loop as ``env_speed.py``.
 - ``reference``: the plain Python rules of ``tests/reference.py`` (random full games, no
   observation): the engine as it was before the kernels.
 - ``connect_four_v3``: PettingZoo's classic env (needs ``pettingzoo[classic]``).
 - ``pgx connect_four`` / ``pgx leduc_holdem``: Pgx on the CPU with ``num_envs`` games a batch
-  (``jax.jit(jax.vmap(step))``), when ``pip install pgx`` has been done; else skipped.
+  (``jax.jit(jax.vmap(step))``, XLA's default threads), when ``pip install pgx`` has been done;
+  else skipped.
 
-Every figure is the best of interleaved repeats measured in this run.
+The Python anchors run on one thread, as they are. Every figure is the best of interleaved repeats
+measured in this run.
 """
 
 from __future__ import annotations
@@ -30,25 +34,23 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import bastra_env  # noqa: E402
-from bastra_env.vector import VectorEnv, random_legal  # noqa: E402
-from benchmarks import pin_to_one_core  # noqa: E402
+from bastra_env.vector import VectorEnv, available_cores  # noqa: E402
 from benchmarks.engine_speed import python_games  # noqa: E402
 from benchmarks.env_speed import run as aec_run  # noqa: E402
 from tests import reference  # noqa: E402
 
 
-def vector_runner(num_envs: int, steps: int, **rules) -> Callable[[], tuple[int, float]]:
-    venv = VectorEnv(num_envs, seed=0, copy=False, **rules)
-    state = venv.reset(seed=0)
+def vector_runner(
+    num_envs: int, steps: int, threads: int, **rules
+) -> Callable[[], tuple[int, float]]:
+    venv = VectorEnv(num_envs, seed=0, copy=False, num_threads=threads, **rules)
+    venv.reset(seed=0)
     rng = np.random.default_rng(0)
-    actions = np.zeros(num_envs, dtype=np.int64)
-    masks = state["action_mask"].view(np.uint8)
 
     def run() -> tuple[int, float]:
         start = time.perf_counter()
         for _ in range(steps):
-            random_legal(masks, rng.random(num_envs), actions)
-            venv.step(actions)
+            venv.step(venv.sample_legal(rng))
         return steps * num_envs, time.perf_counter() - start
 
     return run
@@ -112,12 +114,19 @@ def main() -> None:
     parser.add_argument("--num-envs", type=int, default=1024)
     parser.add_argument("--steps", type=int, default=300, help="vector steps per repeat")
     parser.add_argument("--repeats", type=int, default=5)
+    cores = available_cores()
+    doubling = [t for t in (1, 2, 4, 8, 16, 32, 64) if t < cores] + [cores]
+    parser.add_argument("--threads", type=int, nargs="+", default=sorted(set(doubling)),
+                        help="vector env threads to measure (default: 1, 2, 4, ... the cores)")
     args = parser.parse_args()
-    pin_to_one_core()
     b, steps = args.num_envs, args.steps
-    runners: dict[str, Callable[[], tuple[int, float]]] = {
-        "vector 2p": vector_runner(b, steps, num_players=2),
-        "vector 4p teams": vector_runner(b, steps, num_players=4, teams=True),
+    runners: dict[str, Callable[[], tuple[int, float]]] = {}
+    tables = (("2p", dict(num_players=2)), ("4p teams", dict(num_players=4, teams=True)))
+    for table, rules in tables:
+        for t in args.threads:
+            name = f"vector {table}, {t} thread{'s' * (t > 1)}"
+            runners[name] = vector_runner(b, steps, t, **rules)
+    runners |= {
         "aec 2p": aec_runner(lambda: bastra_env.env(num_players=2), 20_000),
         "reference 2p": reference_runner(40),
     }
@@ -140,13 +149,15 @@ def main() -> None:
         for name, run in runners.items():
             plays, seconds = run()
             best[name] = max(best[name], plays / seconds)
-    anchor_names = [n for n in ("connect_four_v3", "reference 2p") if n in best]
-    header = "".join(f"  vs {n:>15}" for n in anchor_names)
-    print(f"\n{'env':<20} {'steps/s':>12}{header}")
+    anchor_names = [n for n in ("vector 2p, 1 thread", "connect_four_v3") if n in best]
+    anchor_names += [n for n in ("pgx connect_four",) if n in best]
+    header = "".join(f"  {'vs ' + n:>22}" for n in anchor_names)
+    print(f"\n{'env':<26} {'steps/s':>12}{header}")
     for name, rate in best.items():
-        ratios = "".join(f"  {rate / best[n]:>18.1f}x" for n in anchor_names)
-        print(f"{name:<20} {rate:>12,.0f}{ratios}")
-    print(f"(vector: {b} games a step, observations and masks written every step, one core)")
+        ratios = "".join(f"  {rate / best[n]:>21.2f}x" for n in anchor_names)
+        print(f"{name:<26} {rate:>12,.0f}{ratios}")
+    print(f"(vector: {b} games a step, observations and masks written every step; "
+          f"{cores} cores this process may use)")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -214,3 +214,93 @@ def test_game_seeds_option_puts_one_game_in_several_slots():
     assert state["game_seed"].tolist() == [9, 9, 10, 9]
     with pytest.raises(ValueError, match="game_seeds"):
         venv.reset(options={"game_seeds": [1, 2]})
+
+
+@pytest.mark.parametrize("kw", TABLES[:5], ids=lambda kw: "-".join(f"{k}={v}" for k, v in kw.items()))  # noqa: E501
+def test_any_number_of_threads_plays_the_same_games_bit_for_bit(kw, monkeypatch):
+    """1, 2 and 3 threads: every array of every step equal, through autoresets, illegal actions,
+    partial steps and a reset from given decks (shares of 5 games, so each thread has work)."""
+    import bastra_env.vector as vector
+
+    monkeypatch.setattr(vector, "ROWS_PER_THREAD", 5)
+    num = 37
+    kw = dict(kw, max_rounds=1)  # one-round games: many autoresets in 400 steps
+    envs = [VectorEnv(num, seed=11, num_threads=t, **kw) for t in (1, 2, 3)]
+    states = [venv.reset(seed=11) for venv in envs]
+    rng = np.random.default_rng(0)
+    ended = 0
+    for step in range(400):
+        if step == 200:
+            decks = random_decks(num, 5)
+            states = [venv.reset(seed=12, options={"decks": decks}) for venv in envs]
+        masks = states[0]["action_mask"]
+        picks = [venv.sample_legal(np.random.default_rng(step)) for venv in envs]
+        assert all(np.array_equal(picks[0], p) for p in picks[1:])
+        assert masks[np.arange(num), picks[0]].all()  # a legal action in every game
+        actions = picks[0] if step % 2 else np.array(
+            [rng.choice(np.flatnonzero(m)) for m in masks], dtype=np.int64
+        )
+        if step % 50 == 7:
+            actions[3] = int(np.flatnonzero(~masks[3])[0])  # illegal: ends game 3
+        if step % 3 == 2:
+            rows = np.sort(rng.choice(num, size=20, replace=False))
+            states = [venv.step_some(rows, actions[rows]) for venv in envs]
+        else:
+            states = [venv.step(actions) for venv in envs]
+        for other in states[1:]:
+            for name, array in states[0].items():
+                assert np.array_equal(array, other[name]), (step, name)
+        for venv in envs[1:]:
+            assert np.array_equal(envs[0].states, venv.states)
+        ended += int(states[0]["terminated"].sum())
+    assert ended > 3 * num  # autoresets happened, in every share
+
+
+def test_num_threads_defaults_to_the_cores_this_process_may_use_and_is_checked():
+    import os
+
+    assert VectorEnv(2).num_threads == len(os.sched_getaffinity(0))
+    assert VectorEnv(2, num_threads=3).num_threads == 3
+    with pytest.raises(ValueError, match="num_threads must be a positive int"):
+        VectorEnv(2, num_threads=0)
+    with pytest.raises(TypeError, match="num_threads must be a positive int"):
+        VectorEnv(2, num_threads=1.5)
+    venv = GymVectorEnv(4, num_threads=2)
+    assert venv.venv.num_threads == 2
+    venv.close()
+
+
+def _play_threaded(steps, out=None):
+    venv = VectorEnv(256, seed=4, num_threads=2, copy=False)
+    venv.reset(seed=4)
+    rng = np.random.default_rng(4)
+    for _ in range(steps):
+        state = venv.step(venv.sample_legal(rng))
+    digest = [state["observation"].sum(dtype=np.float64), int(venv.states.sum())]
+    if out is not None:
+        out.send(digest)
+    return digest
+
+
+def test_a_process_forked_after_threaded_steps_still_steps_threaded_envs():
+    """GNU OpenMP's threads do not survive fork: a forked child must still step (on one thread,
+    the same games) rather than hang or be killed."""
+    import multiprocessing
+
+    expected = _play_threaded(60)  # the parent launches the parallel kernels first
+    context = multiprocessing.get_context("fork")
+    parent, child = context.Pipe()
+    process = context.Process(target=_play_threaded, args=(60, child))
+    process.start()
+    process.join(timeout=60)
+    assert process.exitcode == 0, f"the forked child exited with {process.exitcode}"
+    assert parent.recv() == expected
+
+
+def test_threaded_envs_stepped_from_several_python_threads_at_once():
+    from concurrent.futures import ThreadPoolExecutor
+
+    expected = _play_threaded(40)
+    with ThreadPoolExecutor(3) as pool:
+        results = list(pool.map(_play_threaded, [40] * 3))
+    assert results == [expected] * 3

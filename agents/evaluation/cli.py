@@ -48,6 +48,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="a round-robin's --json file: add the given policies to it, playing only new pairs "
         "(same --table, --mode, --deals, --seed as it was played with)",
     )  # fmt: skip
+    parser.add_argument(
+        "--threads", type=int, metavar="N",
+        help="threads the batched games step on (default: every core this process may use; "
+        "the results are the same for any N)",
+    )  # fmt: skip
     parser.add_argument("--curves", nargs="+", metavar="RUN_DIR", help="plot training curves")
     parser.add_argument("--out", help="PNG path for --curves")
     args = parser.parse_args(argv)
@@ -65,6 +70,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         parser.error("give two policies (or more for a round-robin), or --curves RUN_DIR")
     if args.deals < 1:
         parser.error("--deals must be at least 1")
+    if args.threads is not None and args.threads < 1:
+        parser.error("--threads must be at least 1")
     kwargs = dict(
         table=args.table,
         deals=args.deals,
@@ -73,6 +80,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         target_score=args.target_score,
         progress=True,
         record=args.record,
+        num_threads=args.threads,
     )
     results, ratings = round_robin(specs, endgame=not args.no_endgame, known=known, **kwargs)
     intervals = rating_intervals(specs, results, seed=args.seed)

@@ -101,6 +101,7 @@ def play_games(
     game_seeds: Sequence[int],
     progress: Any = None,
     moves: list[list[Move]] | None = None,
+    num_threads: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Play game ``g`` with seed ``game_seeds[g]`` and ``seat_policies[g][seat]`` to its end, all
     games at once on the vector env, each policy choosing for all its games in one batch call
@@ -108,7 +109,8 @@ def play_games(
     side ``int64[games]``, -1 for a draw). The same seeds and policies give the same games as
     the AEC env (``play_game``) would. With ``moves`` (a list per game), every play is appended
     to its game's list as ``(seat, action, explanation)`` (``agents.evaluation.replay``), the
-    explanation from one more batched forward pass of learned players."""
+    explanation from one more batched forward pass of learned players. ``num_threads``: the vector
+    env's threads (``None``: every core this process may use; the games are the same)."""
     games = len(game_seeds)
     sides = rules.num_sides
     scores = np.zeros((games, sides), dtype=np.int64)
@@ -125,7 +127,7 @@ def play_games(
     )
     for start in range(0, games, BATCH_GAMES):
         chunk = np.arange(start, min(start + BATCH_GAMES, games))
-        venv = VectorEnv(len(chunk), rules=rules, copy=False)
+        venv = VectorEnv(len(chunk), rules=rules, copy=False, num_threads=num_threads)
         state = venv.reset(options={"game_seeds": np.asarray(game_seeds)[chunk]})
         live = np.ones(len(chunk), dtype=bool)
         who = table[chunk]
@@ -179,12 +181,14 @@ def duplicate_match(
     names: tuple[str, str] = ("A", "B"),
     progress: bool = False,
     record: str | Path | None = None,
+    num_threads: int | None = None,
     **rule_fields: Any,
 ) -> MatchResult:
     """``deals`` deals, each played twice with A and B swapping sides (seats 0/2 and 1/3); deal
     ``d`` is the game seed ``seed + d`` in both of its games. The games run in batch. With
     ``record`` (a folder), one JSON record per game goes there (``agents.evaluation.replay``), named
-    ``<A>-vs-<B>-deal<d>-<a|b>-seat0.json`` (which side sat at seat 0)."""
+    ``<A>-vs-<B>-deal<d>-<a|b>-seat0.json`` (which side sat at seat 0). ``num_threads``: the
+    vector env's threads (``None``: every core; the results are the same for any count)."""
     if table not in TABLES:
         raise ValueError(f"table must be one of {list(TABLES)}, got {table!r}")
     if mode not in ("game", "round"):
@@ -209,7 +213,8 @@ def duplicate_match(
 
         bar = tqdm(total=2 * deals, desc=f"{names[0]} vs {names[1]}", unit="game", leave=False)
     moves: list[list[Move]] | None = [[] for _ in game_seeds] if record is not None else None
-    scores, winners = play_games(rules, seat_policies, game_seeds, progress=bar, moves=moves)
+    scores, winners = play_games(rules, seat_policies, game_seeds, progress=bar, moves=moves,
+                                 num_threads=num_threads)  # fmt: skip
     if bar is not None:
         bar.close()
     if moves is not None:
