@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from agents.learning.features import ACTION_FEATURES, ESTIMATE_SCALE, PAD_ACTION, SUMMARY_FEATURES
@@ -96,16 +97,41 @@ class PolicyValueNet(nn.Module):
         (``MASKED_LOGIT`` on padding slots) and values ``[B]``. A distribution over these K
         slots is the policy's distribution over the legal actions, at a fraction of the cost of
         the full action space (training samples and scores slots)."""
-        state = self.trunk(observation[:, : self.config.observation_size])  # [B, H]
         # only the real (state, action) pairs go through the pair layers: padding rows are most
         # of the K slots (a state has about 3 legal actions of the 16 slots)
-        rows, slots = torch.nonzero(actions != PAD_ACTION, as_tuple=True)
-        inputs = features[rows, slots]  # [P, F]
-        pair = self.state_to_pair(state)[rows] + self.action_to_pair(inputs)  # [P, pair_width]
+        rows, slots = real_pairs(actions)
+        return self.pair_logits(observation, rows, slots, features[rows, slots], actions.shape)
+
+    def pair_logits(
+        self,
+        observation: torch.Tensor,
+        rows: torch.Tensor,
+        slots: torch.Tensor,
+        inputs: torch.Tensor,
+        shape: tuple[int, ...] | torch.Size,
+        columns: torch.Tensor | None = None,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """:meth:`slot_logits` from the real pairs alone: pair ``p`` is slot ``slots[p]`` of
+        row ``rows[p]`` with the action inputs ``inputs[p]`` (``[P, action_features]``), in
+        :func:`real_pairs`' order; ``shape`` is ``(B, K)``. The trainer keeps its rollout in this
+        form (a sixth of the padded features' size).
+
+        ``columns``: ``observation`` holds only these columns of the observation (``[B,
+        len(columns)]``, ascending, below ``observation_size``), the others being 0 in every row.
+        The first layer then reads only those weights: the same function, and about half the
+        work where, as in a rollout, most of the observation is 0 in every transition."""
+        if columns is None:
+            state = self.trunk(observation[:, : self.config.observation_size])  # [B, H]
+        else:
+            first = self.trunk[0]
+            assert isinstance(first, nn.Linear)
+            hidden = F.linear(observation, first.weight.index_select(1, columns), first.bias)
+            state = self.trunk[1:](hidden)
+        pair = self.state_to_pair(state).index_select(0, rows) + self.action_to_pair(inputs)
         scores = self.score(self.pair_head(pair)).squeeze(-1)  # [P]
         scores = scores + inputs[:, -len(INITIAL_SUMMARY_WEIGHTS) :] @ self.summary_weights
-        logits = torch.full(actions.shape, MASKED_LOGIT, dtype=scores.dtype, device=scores.device)
-        logits = logits.index_put((rows, slots), scores)
+        logits = torch.full(shape, MASKED_LOGIT, dtype=scores.dtype, device=scores.device)
+        logits = logits.view(-1).scatter(0, rows * shape[1] + slots, scores).view(shape)
         return logits, self.value_head(state).squeeze(-1)
 
     def forward(
@@ -123,6 +149,13 @@ class PolicyValueNet(nn.Module):
         )
         logits = logits.scatter(1, actions, slot_logits)[:, : self.config.num_actions]
         return logits, values
+
+
+def real_pairs(actions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(rows ``[P]``, slots ``[P]``) of the real actions of ``actions`` ``[B, K]`` (those not
+    ``PAD_ACTION``), row by row, slots ascending."""
+    rows, slots = torch.nonzero(actions != PAD_ACTION, as_tuple=True)
+    return rows, slots
 
 
 def save_checkpoint(path: str | Path, model: PolicyValueNet, **extra: Any) -> None:

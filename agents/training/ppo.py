@@ -47,6 +47,7 @@ from tqdm import tqdm
 from agents.evaluation.curves import plot_curves
 from agents.evaluation.matches import duplicate_match
 from agents.learning.config import SearchConfig
+from agents.learning.features import MAX_LEGAL
 from agents.learning.network import (
     NetworkConfig,
     PolicyValueNet,
@@ -198,9 +199,7 @@ def build_learner(
     else:
         network = NetworkConfig(hidden=tuple(config.hidden), pair_width=config.pair_width)
         model = PolicyValueNet(network).to(device)
-    optimizer = torch.optim.Adam(
-        model.parameters(), lr=config.learning_rate, eps=1e-5, foreach=True
-    )
+    optimizer = torch.optim.Adam(model.parameters(), lr=config.learning_rate, eps=1e-5, fused=True)
     return model, optimizer
 
 
@@ -282,6 +281,18 @@ def compute_advantages(
     return torch.from_numpy(advantages).to(values.device)
 
 
+def minibatch_pairs(
+    counts: torch.Tensor, firsts: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The pairs of a minibatch whose transitions have ``counts`` pairs starting at ``firsts``
+    (``[M]``): (the minibatch row of each ``[P]``, its index in the rollout's pairs ``[P]``), in
+    :func:`~agents.learning.network.real_pairs`' order."""
+    rows = torch.repeat_interleave(torch.arange(len(counts), device=counts.device), counts)
+    starts = torch.cumsum(counts, 0) - counts
+    within = torch.arange(len(rows), device=counts.device) - starts[rows]
+    return rows, firsts[rows] + within
+
+
 def ppo_update(
     model: PolicyValueNet,
     optimizer: torch.optim.Optimizer,
@@ -295,17 +306,27 @@ def ppo_update(
     ``float32[N]``), advantages normalised per minibatch. Returns the mean losses, entropy and
     approximate KL."""
     size = len(advantages)
-    stats = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0}
+    names = ("policy_loss", "value_loss", "entropy", "approx_kl")
+    stats: dict[str, Any] = dict.fromkeys(names, 0.0)
     count = 0
+    counts = batch["pair_counts"]
+    firsts = torch.cumsum(counts, 0) - counts  # where each transition's pairs start
+    # the observation's columns that are not 0 in every transition (about half): the first layer
+    # reads only those, the same function at half the work
+    observations = batch["obs"][:, : model.config.observation_size]
+    columns = torch.nonzero(observations.ne(0).any(0))[:, 0]
+    observations = observations.index_select(1, columns)
     for _ in range(config.update_epochs):
         order = torch.randperm(size)
         for start in range(0, size, config.minibatch_size):
             mb = order[start : start + config.minibatch_size]
-            logits, values = model.slot_logits(
-                batch["obs"][mb], batch["action_ids"][mb], batch["features"][mb]
-            )
-            dist = torch.distributions.Categorical(logits=logits, validate_args=False)
-            new_logp = dist.log_prob(batch["actions"][mb])
+            rows, pairs = minibatch_pairs(counts[mb], firsts[mb])
+            logits, values = model.pair_logits(
+                observations[mb], rows, batch["pair_slots"][pairs], batch["pair_inputs"][pairs],
+                (len(mb), MAX_LEGAL), columns,
+            )  # fmt: skip
+            log_probs = logits.log_softmax(-1)  # [M, MAX_LEGAL]; padding slots about -1e9
+            new_logp = log_probs.gather(1, batch["actions"][mb][:, None])[:, 0]
             log_ratio = new_logp - batch["logps"][mb]
             ratio = log_ratio.exp()
             adv = advantages[mb]
@@ -314,19 +335,18 @@ def ppo_update(
                 -adv * ratio, -adv * ratio.clamp(1 - config.clip_coef, 1 + config.clip_coef)
             ).mean()
             value_loss = 0.5 * (values - returns[mb]).pow(2).mean()
-            entropy = dist.entropy().mean()
+            entropy = -(log_probs.exp() * log_probs).sum(-1).mean()
             loss = policy_loss + config.vf_coef * value_loss - config.ent_coef * entropy
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), config.max_grad_norm)
             optimizer.step()
             with torch.no_grad():
-                stats["approx_kl"] += ((ratio - 1) - log_ratio).mean().item()
-            stats["policy_loss"] += policy_loss.item()
-            stats["value_loss"] += value_loss.item()
-            stats["entropy"] += entropy.item()
+                kl = ((ratio - 1) - log_ratio).mean()
+                for name, value in zip(stats, (policy_loss, value_loss, entropy, kl), strict=True):
+                    stats[name] += value.detach()
             count += 1
-    return {k: v / count for k, v in stats.items()}
+    return {k: float(v) / count for k, v in stats.items()}
 
 
 # --------------------------------------------------------------------------- bookkeeping

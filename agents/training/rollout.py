@@ -18,15 +18,17 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.learning.network import NetworkConfig, PolicyValueNet
+from agents.learning.network import NetworkConfig, PolicyValueNet, real_pairs
 from agents.players.kernels import action_inputs_batch
 from agents.search.equity import chance, game_equity
 from agents.training.config import Config
 from bastra_env.kernels import SCORES
 from bastra_env.vector import VectorEnv
 
-ROLLOUT_FIELDS = ("obs", "action_ids", "features", "actions", "logps", "values")
-"""A rollout's tensors; ``actions`` are the slots of ``action_ids`` that were played."""
+ROLLOUT_FIELDS = ("obs", "pair_counts", "pair_slots", "pair_inputs", "actions", "logps", "values")
+"""A rollout's tensors: per transition its observation, how many legal actions it had, the slot
+played (``actions``), its log-probability and value; per legal action (``pair_*``, transition by
+transition, slots ascending: ``PolicyValueNet.pair_logits``' order) its slot and inputs."""
 TIMED_PARTS = ("env", "baselines", "features", "forward", "update")
 """Where an update's time goes: the vector env's steps, built-in opponents' moves, the network's
 per-action inputs, the rollout's forward passes, and the PPO update (logged per update)."""
@@ -83,16 +85,21 @@ class Rollout:
     def add(
         self,
         obs: torch.Tensor,
-        action_ids: torch.Tensor,
-        features: torch.Tensor,
+        rows: torch.Tensor,
+        slots: torch.Tensor,
+        inputs: torch.Tensor,
         actions: torch.Tensor,
         logps: torch.Tensor,
         values: torch.Tensor,
     ) -> int:
-        """A batch of transitions; returns the index of the first."""
+        """A batch of ``B`` transitions (``obs [B, OBSERVATION_SIZE]``; their legal actions as
+        :func:`~agents.learning.network.real_pairs` rows and slots ``[P]`` with their inputs
+        ``[P, ACTION_FEATURES]``; the slots played, log-probabilities and values ``[B]``);
+        returns the index of the first."""
         first = len(self.rewards)
+        counts = torch.bincount(rows, minlength=len(actions))
         for name, part in zip(
-            ROLLOUT_FIELDS, (obs, action_ids, features, actions, logps, values), strict=True
+            ROLLOUT_FIELDS, (obs, counts, slots, inputs, actions, logps, values), strict=True
         ):
             self.parts[name].append(part)
         self.rewards += [0.0] * len(actions)
@@ -235,16 +242,18 @@ def collect_rollout(
             clock = time.perf_counter()
             obs = torch.from_numpy(seen).to(device)
             ids_t = torch.from_numpy(action_ids).to(device)
-            features_t = torch.from_numpy(features).to(device)
             net = model if who == -1 else pool.models[who]
-            with torch.no_grad():
-                logits, values = net.slot_logits(obs, ids_t, features_t)
-                dist = torch.distributions.Categorical(logits=logits, validate_args=False)
-                slots = dist.sample()  # a slot of action_ids: a legal action
-                logps = dist.log_prob(slots)
+            with torch.inference_mode():
+                pair_rows, pair_slots = real_pairs(ids_t)
+                inputs = torch.from_numpy(features).to(device)[pair_rows, pair_slots]
+                logits, values = net.pair_logits(obs, pair_rows, pair_slots, inputs, ids_t.shape)
+                log_probs = logits.log_softmax(-1)
+                slots = torch.multinomial(log_probs.exp(), 1)  # a slot of action_ids: legal
+                logps = log_probs.gather(1, slots)[:, 0]
+                slots = slots[:, 0]
             actions[pick] = ids_t.gather(1, slots[:, None])[:, 0].cpu().numpy()
             if who == -1:
-                first = buffer.add(obs, ids_t, features_t, slots, logps, values)
+                first = buffer.add(obs, pair_rows, pair_slots, inputs, slots, logps, values)
                 seats = state["current_player"][chosen].tolist()
                 for k, (e, seat) in enumerate(zip(chosen.tolist(), seats, strict=True)):
                     games.trajectory_of[e][seat].append(first + k)
