@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 from agents.training import ppo as train  # noqa: E402
 
 
-def measure(config: str, steps: int, threads: int) -> dict[str, float]:
+def measure(config: str, steps: int, threads: int | str) -> dict[str, float]:
     """Env steps/s, learner samples/s, updates timed, and the seconds spent in each part of an
     update (``train.TIMED_PARTS``), over all updates but the first."""
     with tempfile.TemporaryDirectory() as run_dir:
@@ -50,7 +50,7 @@ def measure(config: str, steps: int, threads: int) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=60_000)
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--threads", default="2", help='a count, or "auto"')
     args = parser.parse_args()
     results = {}
     for name, config in (("2p", "2p"), ("4p teams", "4p_teams")):

@@ -186,3 +186,39 @@ def test_equity_rewards_of_a_whole_game_add_up_to_its_result(table):
         assert rounds > 2
         expected = {0: 1.0, 1: -1.0, -1: 0.0}[int(state["winner"][0])]
         assert paid == pytest.approx(expected, abs=1e-9)
+
+
+def test_threads_auto_takes_the_free_cores_and_says_when_it_takes_fewer():
+    from agents.training.threads import AUTO_CAP, choose_threads
+    from bastra_env.vector import available_cores
+
+    cores = available_cores()
+    idle = choose_threads("auto", busy=0)
+    assert idle.threads == min(cores, AUTO_CAP) and idle.note is None
+    loaded = choose_threads("auto", busy=cores)
+    assert loaded.threads == 1
+    if min(cores, AUTO_CAP) > 1:
+        assert "other work keeps" in loaded.note and "--threads N" in loaded.note
+    assert choose_threads(3).threads == 3  # a count is taken as given
+    assert train.Config(threads="2").threads == 2
+    for bad in ("many", 0, -1, True, 1.5):
+        with pytest.raises(ValueError, match='threads must be "auto" or a positive int'):
+            train.Config(threads=bad)
+
+
+def test_busy_cores_sees_a_busy_loop_on_one_of_its_cores():
+    import os
+    import subprocess
+    import sys
+
+    from agents.training.threads import busy_cores
+
+    core = sorted(os.sched_getaffinity(0))[0]
+    loop = subprocess.Popen(
+        [sys.executable, "-c", f"import os; os.sched_setaffinity(0, {{{core}}})\nwhile True: pass"]
+    )
+    try:
+        assert busy_cores(0.5) >= 1
+    finally:
+        loop.kill()
+        loop.wait()

@@ -110,8 +110,9 @@ class Config:
     eval_opponents: list[str] = field(default_factory=lambda: ["random", "greedy", "heuristic"])
     checkpoint_every: int = 50
     """Updates between checkpoints in the run directory."""
-    threads: int = 1
-    """Torch CPU threads."""
+    threads: int | str = "auto"
+    """CPU threads for torch, numba and BLAS: a count, or "auto" (the cores this process may use,
+    at most 4, fewer where other work keeps some busy)."""
     device: str = "auto"
     """"auto" (a GPU when there is one), "cpu" or "cuda"."""
 
@@ -133,7 +134,17 @@ class Config:
         positive: tuple[str, ...] = ("total_env_steps", "num_envs", "rollout_steps")
         positive += ("update_epochs",)
         positive += ("minibatch_size", "pool_size", "snapshot_every", "checkpoint_every")
-        positive += ("eval_deals", "threads")
+        positive += ("eval_deals",)
+        bad_threads = f'config threads must be "auto" or a positive int, got {self.threads!r}'
+        if isinstance(self.threads, str) and self.threads != "auto":
+            try:
+                self.threads = int(self.threads)
+            except ValueError:
+                raise ValueError(bad_threads) from None
+        if self.threads != "auto" and (
+            isinstance(self.threads, bool) or not isinstance(self.threads, int) or self.threads < 1
+        ):
+            raise ValueError(bad_threads)
         for name in positive:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:

@@ -77,6 +77,7 @@ from agents.training.rollout import (
     collect_rollout,
     equity_reward,
 )
+from agents.training.threads import apply_threads, choose_threads
 from bastra_env.vector import VectorEnv, batch_actor
 
 METRICS = ["update", "env_steps", "samples", "steps_per_s", "samples_per_s", "mean_round_reward",
@@ -106,6 +107,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         print(f"{build_parser().prog}: error: {error}", file=sys.stderr)
         raise SystemExit(2) from None
     device = seed_everything(config)
+    threads = set_up_threads(config)
     rng = np.random.default_rng(config.seed)
     writer = open_run_dir(run_dir, config)
     model, optimizer = build_learner(config, device)
@@ -113,7 +115,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     progress = Progress()
     if resume:
         progress = restore(resume, model, optimizer, pool, rng, device)
-    venv = VectorEnv(config.num_envs, rules=config.rules, reward="points", copy=False)
+    venv = VectorEnv(config.num_envs, rules=config.rules, reward="points", copy=False,
+                     num_threads=threads)  # fmt: skip
     start_logs(run_dir, resumed=bool(resume))
     games = SelfPlayGames(config, pool, len(config.baseline_opponents), rng)
     baselines = [make_policy(name, seed=config.seed + i)
@@ -148,7 +151,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         row = metrics_row(progress, buffer, plays, seconds, stats, optimizer, timer)
         log_metrics(run_dir, writer, row)
         if config.eval_every and progress.update % config.eval_every == 0:
-            last_eval = evaluate_learner(model, config, run_dir, writer, progress)
+            last_eval = evaluate_learner(model, config, run_dir, writer, progress, threads)
         if progress.update % config.checkpoint_every == 0:
             name = f"checkpoint_{progress.update:06d}.pt"
             save_run_checkpoint(run_dir / name, model, optimizer, pool, config, progress, rng,
@@ -161,21 +164,31 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     save_run_checkpoint(run_dir / "final.pt", model, optimizer, pool, config, progress, rng,
                         device)  # fmt: skip
-    final = evaluate_learner(model, config, run_dir, writer, progress)
+    final = evaluate_learner(model, config, run_dir, writer, progress, threads)
     writer.close()
     return summarise(run_dir, config, progress, final)
 
 
 # --------------------------------------------------------------------------- setting up
 def seed_everything(config: Config) -> torch.device:
-    """Seed Python's, NumPy's and torch's global streams, set torch's threads; the device to
-    train on (a GPU where ``device`` allows and one exists)."""
+    """Seed Python's, NumPy's and torch's global streams; the device to train on (a GPU where
+    ``device`` allows and one exists)."""
     random.seed(config.seed)
     np.random.seed(config.seed)
     torch.manual_seed(config.seed)
-    torch.set_num_threads(config.threads)
     wants_cuda = config.device == "cuda" or (config.device == "auto" and torch.cuda.is_available())
     return torch.device("cuda" if wants_cuda else "cpu")
+
+
+def set_up_threads(config: Config) -> int:
+    """``threads`` resolved (``agents.training.threads``: ``auto`` takes the free cores, at most
+    ``AUTO_CAP``, and says so in one line where other work keeps some busy) and set once for
+    torch, numba and BLAS; the count."""
+    choice = choose_threads(config.threads)
+    if choice.note:
+        print(choice.note)
+    apply_threads(choice.threads)
+    return choice.threads
 
 
 def open_run_dir(run_dir: Path, config: Config) -> Any:
@@ -393,7 +406,12 @@ def network_player(model: PolicyValueNet, name: str = "learner") -> LearnedPolic
 
 
 def evaluate_learner(
-    model: PolicyValueNet, config: Config, run_dir: Path, writer: Any, progress: Progress
+    model: PolicyValueNet,
+    config: Config,
+    run_dir: Path,
+    writer: Any,
+    progress: Progress,
+    threads: int | None = None,
 ) -> dict[str, float]:
     """The network alone against each of ``eval_opponents`` on ``eval_deals`` duplicate deals
     (the same deals every time); rows of ``eval.csv`` and TensorBoard. ``{opponent: win rate}``."""
@@ -403,7 +421,7 @@ def evaluate_learner(
         opponent = make_policy(name, seed=config.seed)
         result = duplicate_match(policy, opponent, table=config.table, deals=config.eval_deals,
                                  mode=config.eval_mode, seed=10_000_000 + config.seed,
-                                 names=("learner", name))  # fmt: skip
+                                 names=("learner", name), num_threads=threads)  # fmt: skip
         found[name] = result.win_rate
         writer.add_scalar(f"eval/win_rate_vs_{name}", result.win_rate, progress.env_steps)
         writer.add_scalar(f"eval/point_diff_vs_{name}", result.point_diff, progress.env_steps)
