@@ -60,9 +60,9 @@ def test_the_trained_policy_loads_and_plays_legally(smoke_run):
 
 
 def test_same_seed_same_run_and_resume_continues_exactly(smoke_run, tmp_path):
-    run_dir, _ = smoke_run
-    again = tmp_path / "again"
-    train.main([*SMOKE, "--run-dir", str(again)])
+    run_dir, summary = smoke_run
+    again = tmp_path / "again"  # the same seed on the same number of threads (torch's sums can
+    train.main([*SMOKE, "--run-dir", str(again), "--threads", str(summary["threads"])])  # differ)
     assert same_weights(weights(run_dir / "final.pt"), weights(again / "final.pt"))
     resumed = tmp_path / "resumed"
     train.main(["--resume", str(run_dir / "checkpoint_000002.pt"), "--run-dir", str(resumed)])

@@ -96,6 +96,8 @@ class Progress:
     env_steps: int = 0
     samples: int = 0
     train_seconds: float = 0.0
+    threads: int = 0
+    """The CPU threads the run trains on (``threads: auto`` resolved once; a resume keeps it)."""
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -107,7 +109,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         print(f"{build_parser().prog}: error: {error}", file=sys.stderr)
         raise SystemExit(2) from None
     device = seed_everything(config)
-    threads = set_up_threads(config)
+    threads = set_up_threads(config, read_checkpoint(resume).get("threads", 0) if resume else 0)
     rng = np.random.default_rng(config.seed)
     writer = open_run_dir(run_dir, config)
     model, optimizer = build_learner(config, device)
@@ -115,6 +117,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     progress = Progress()
     if resume:
         progress = restore(resume, model, optimizer, pool, rng, device)
+    progress.threads = threads
     venv = VectorEnv(config.num_envs, rules=config.rules, reward="points", copy=False,
                      num_threads=threads)  # fmt: skip
     start_logs(run_dir, resumed=bool(resume))
@@ -180,15 +183,21 @@ def seed_everything(config: Config) -> torch.device:
     return torch.device("cuda" if wants_cuda else "cpu")
 
 
-def set_up_threads(config: Config) -> int:
+def set_up_threads(config: Config, resumed: int = 0) -> int:
     """``threads`` resolved (``agents.training.threads``: ``auto`` takes the free cores, at most
     ``AUTO_CAP``, and says so in one line where other work keeps some busy) and set once for
-    torch, numba and BLAS; the count."""
-    choice = choose_threads(config.threads)
-    if choice.note:
-        print(choice.note)
-    apply_threads(choice.threads)
-    return choice.threads
+    torch, numba and BLAS; the count. Torch's sums can round differently on another count, so a
+    resumed run (``resumed``: the count its checkpoint trained on) keeps its count under
+    ``auto``, and continues exactly."""
+    if config.threads == "auto" and resumed:
+        threads = resumed
+    else:
+        choice = choose_threads(config.threads)
+        if choice.note:
+            print(choice.note)
+        threads = choice.threads
+    apply_threads(threads)
+    return threads
 
 
 def open_run_dir(run_dir: Path, config: Config) -> Any:
@@ -471,12 +480,14 @@ def summarise(
         "env_steps": progress.env_steps,
         "samples": progress.samples,
         "train_seconds": round(progress.train_seconds, 1),
+        "threads": progress.threads,
         "final_eval": final,
         "eval_mode": config.eval_mode,
     }
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
     print(f"\ntrained {progress.env_steps:,} plays ({progress.samples:,} learner samples) in "
-          f"{progress.train_seconds:.0f} s")  # fmt: skip
+          f"{progress.train_seconds:.0f} s on {progress.threads} thread"
+          f"{'s' * (progress.threads != 1)}")  # fmt: skip
     for name, rate in final.items():
         print(
             f"  win rate vs {name:<9} {rate:6.1%}  "

@@ -18,9 +18,11 @@ import torch
 from bastra_env.vector import available_cores
 
 AUTO_CAP = 4
-"""The most threads ``auto`` takes. The network is small: two threads train 1.27 times as fast
-as one on this project's reference machine (``benchmarks/train_speed.py``), which by Amdahl's law
-leaves about 1.5 times at four and 1.6 at eight; past four, cores serve other runs better."""
+"""The most threads ``auto`` takes. The network is small: two threads train 1.32 times as fast
+as one on the project's 2-core machine (``benchmarks/train_speed.py``, 2p: 25,429 against 19,213
+env steps/s), so about half the work runs in parallel; by Amdahl's law four threads would give
+about 1.57 times and eight 1.74: past four, cores serve another run better (not measured on
+more than two cores)."""
 SAMPLE_SECONDS = 0.25
 """How long ``auto`` watches the cores before it chooses."""
 
