@@ -273,7 +273,7 @@ def _start_shares(
 def _pick_rows_of(
     lo: int, hi: int, work: np.ndarray, mask: np.ndarray, uniform: np.ndarray, out: np.ndarray
 ) -> None:
-    """:func:`random_legal` on the rows ``[lo, hi)``."""
+    """:func:`random_legal` on the rows ``[lo, hi)`` (``work``, a share's scratch, unused)."""
     random_legal(mask[lo:hi], uniform[lo:hi], out[lo:hi])
 
 

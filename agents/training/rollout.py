@@ -211,9 +211,10 @@ def collect_rollout(
     """Play every slot of ``venv`` from a fresh reset, the seats to move grouped by who plays
     them and each group run through its network (or built-in player) in one batch, until
     ``rollout_steps`` plays are made and every game under way has ended. Returns the learner's
-    transitions (``obs float32[N, OBSERVATION_SIZE]``, ``action_ids int64[N, MAX_LEGAL]``,
-    ``features float32[N, MAX_LEGAL, ACTION_FEATURES]``, the slots played, their log-probabilities
-    and values ``[N]``), the plays made (every seat) and the seconds spent by part."""
+    transitions (``ROLLOUT_FIELDS``: ``obs float32[N, OBSERVATION_SIZE]``, each transition's legal
+    actions as ``pair_counts int64[N]`` and, over its P pairs, ``pair_slots int64[P]`` and
+    ``pair_inputs float32[P, ACTION_FEATURES]``, the slots played, their log-probabilities and
+    values ``[N]``), the plays made (every seat) and the seconds spent by part."""
     config, pool = games.config, games.pool
     buffer = Rollout()
     plays = 0
