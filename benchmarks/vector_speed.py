@@ -149,13 +149,14 @@ def main() -> None:
         for name, run in runners.items():
             plays, seconds = run()
             best[name] = max(best[name], plays / seconds)
-    anchor_names = [n for n in ("vector 2p, 1 thread", "connect_four_v3") if n in best]
-    anchor_names += [n for n in ("pgx connect_four",) if n in best]
-    header = "".join(f"  {'vs ' + n:>22}" for n in anchor_names)
+    anchor_names = [n for n in ("connect_four_v3", "pgx connect_four") if n in best]
+    header = f"  {'vs 1 thread':>12}" + "".join(f"  {'vs ' + n:>22}" for n in anchor_names)
     print(f"\n{'env':<26} {'steps/s':>12}{header}")
     for name, rate in best.items():
+        one = name.split(",")[0] + ", 1 thread"  # the same table's one-thread row
+        scaling = f"{rate / best[one]:>11.2f}x" if name.startswith("vector") and one in best else ""
         ratios = "".join(f"  {rate / best[n]:>21.2f}x" for n in anchor_names)
-        print(f"{name:<26} {rate:>12,.0f}{ratios}")
+        print(f"{name:<26} {rate:>12,.0f}  {scaling:>12}{ratios}")
     print(f"(vector: {b} games a step, observations and masks written every step; "
           f"{cores} cores this process may use)")  # fmt: skip
 
