@@ -1,0 +1,197 @@
+"""Bastra as an OpenSpiel game (bastra_env.openspiel): OpenSpiel's own consistency test, the same
+games as the AEC env, re-dealing from an information state, and OpenSpiel's IS-MCTS bot."""
+
+import numpy as np
+import pytest
+
+pyspiel = pytest.importorskip(
+    "pyspiel", reason='OpenSpiel is not installed: pip install -e ".[openspiel]"'
+)
+
+import bastra_env  # noqa: E402
+import bastra_env.openspiel as bos  # noqa: E402
+from bastra_env import kernels as K  # noqa: E402
+from bastra_env.cards import NUM_CARDS  # noqa: E402
+
+TABLES = [
+    {"num_players": 2},
+    {"num_players": 3},
+    {"num_players": 4},
+    {"num_players": 4, "teams": True},
+]
+
+
+def ids(params):
+    return "-".join(f"{k}={v}" for k, v in params.items())
+
+
+@pytest.mark.parametrize("params", TABLES, ids=ids)
+def test_openspiel_random_sim_test_passes(params):
+    game = pyspiel.load_game(bos.GAME_NAME, params)
+    pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
+
+
+def test_parameters_are_the_rules_fields_with_their_defaults():
+    game = pyspiel.load_game(bos.GAME_NAME)
+    assert game.rules == bastra_env.Rules()
+    params = game.get_parameters()
+    assert set(params) == set(bastra_env.Rules().to_dict())
+    assert params["max_rounds"] == 0 and params["num_players"] == 2
+    teams = pyspiel.load_game(bos.GAME_NAME, {"num_players": 4, "teams": True, "max_rounds": 2})
+    assert teams.rules.teams and teams.rules.max_rounds == 2
+    assert teams.get_type().utility == pyspiel.GameType.Utility.ZERO_SUM
+    three = pyspiel.load_game(bos.GAME_NAME, {"num_players": 3})
+    assert three.get_type().utility == pyspiel.GameType.Utility.GENERAL_SUM
+    with pytest.raises(Exception, match="teams"):
+        pyspiel.load_game(bos.GAME_NAME, {"num_players": 3, "teams": True})
+
+
+@pytest.mark.parametrize("params", TABLES, ids=ids)
+def test_the_same_deals_and_plays_make_the_same_game_as_the_aec_env(params):
+    """Chance deals the AEC engine's deck in its order: every position then agrees (legal
+    actions, board, hands, scores) through whole games, and the returns are the AEC rewards."""
+    rng = np.random.default_rng(len(params) + params["num_players"])
+    for seed in range(2):
+        game = pyspiel.load_game(bos.GAME_NAME, params)
+        state = game.new_initial_state()
+        aec = bastra_env.env(**params)
+        aec.reset(seed=seed)
+        raw = aec.unwrapped
+        totals = dict.fromkeys(aec.agents, 0.0)
+        while not state.is_terminal():
+            engine = raw.game.state
+            if state.is_chance_node():
+                card = int(engine[K.DECK + state.dealt])  # the AEC engine's next card
+                assert card in dict(state.chance_outcomes())
+                state.apply_action(card)
+                continue
+            for field in (K.HANDS, K.SCORES, K.CAPTURED):
+                assert np.array_equal(state.state[field : field + 4], engine[field : field + 4])
+            assert state.state[K.BOARD] == engine[K.BOARD]
+            agent = aec.agent_selection
+            assert state.current_player() == raw.agent_name_mapping[agent]
+            mask = aec.observe(agent)["action_mask"]
+            assert state.legal_actions() == np.flatnonzero(mask).tolist()
+            assert np.array_equal(
+                state.observation_tensor(state.current_player()), aec.observe(agent)["observation"]
+            )
+            action = int(rng.choice(state.legal_actions()))
+            state.apply_action(action)
+            aec.step(action)
+            for name, reward in aec.rewards.items():
+                totals[name] += reward
+        assert all(aec.terminations.values())
+        assert state.returns() == [totals[a] for a in aec.possible_agents]
+        assert sum(state.returns()) == (0.0 if game.rules.num_sides == 2 else sum(state.returns()))
+
+
+def _play_to_a_decision(game, plays, seed):
+    state = game.new_initial_state()
+    rng = np.random.default_rng(seed)
+    done = 0
+    while done < plays or state.is_chance_node():
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes(), strict=True)
+            assert abs(sum(probs) - 1.0) < 1e-9
+            state.apply_action(int(rng.choice(outcomes)))
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+            done += 1
+    return state
+
+
+@pytest.mark.parametrize("params", TABLES, ids=ids)
+def test_resampling_keeps_the_players_view_and_re_deals_the_rest(params):
+    game = pyspiel.load_game(bos.GAME_NAME, params)
+    state = _play_to_a_decision(game, 13, seed=5)
+    me = state.current_player()
+    n = game.num_players()
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    moved = 0
+    for _ in range(20):
+        other = state.resample_from_infostate(me, sampler)
+        assert other.information_state_string(me) == state.information_state_string(me)
+        assert np.array_equal(other.observation_tensor(me), state.observation_tensor(me))
+        assert np.array_equal(
+            other.information_state_tensor(me), state.information_state_tensor(me)
+        )
+        assert other.legal_actions() == state.legal_actions()
+        hands = [int(other.state[K.HANDS + s]) for s in range(n)]
+        assert [bin(h).count("1") for h in hands] == [
+            bin(int(state.state[K.HANDS + s])).count("1") for s in range(n)
+        ]
+        every = 0
+        for h in hands:
+            every |= h
+        top = K.DECK + int(other.state[K.DECK_POS])
+        undealt = {int(c) for c in other.state[top : K.DECK + NUM_CARDS]}
+        assert not (every & sum(1 << c for c in undealt))  # a card is in one place
+        moved += hands != [int(state.state[K.HANDS + s]) for s in range(n)]
+        other.apply_action(other.legal_actions()[0])  # and plays on
+    assert moved > 10
+
+
+def test_the_hidden_cards_do_not_change_a_players_information_state():
+    """Two states that differ only in another seat's hand give the same view."""
+    game = pyspiel.load_game(bos.GAME_NAME, {"num_players": 4, "teams": True})
+    state = _play_to_a_decision(game, 6, seed=2)
+    me = state.current_player()
+    swapped = state.clone()
+    a, b = [(me + 1) % 4, (me + 2) % 4]
+    ha, hb = int(swapped.state[K.HANDS + a]), int(swapped.state[K.HANDS + b])
+    ca, cb = ha & -ha, hb & -hb  # one card of each
+    swapped.state[K.HANDS + a] = ha ^ ca ^ cb
+    swapped.state[K.HANDS + b] = hb ^ cb ^ ca
+    assert np.array_equal(swapped.observation_tensor(me), state.observation_tensor(me))
+    assert swapped.observation_string(me) == state.observation_string(me)
+
+
+def test_openspiels_ismcts_bot_plays_whole_rounds_against_the_heuristic_player():
+    from open_spiel.python.algorithms import evaluate_bots, ismcts, mcts
+
+    from agents import HeuristicPolicy
+
+    class HeuristicBot(pyspiel.Bot):
+        """The project's heuristic player as an OpenSpiel bot (its own observation only)."""
+
+        def __init__(self, player):
+            pyspiel.Bot.__init__(self)
+            self.player = player
+            self.policy = HeuristicPolicy()
+
+        def step(self, state):
+            mask = np.zeros(208, dtype=np.int8)
+            mask[state.legal_actions()] = 1
+            obs = np.asarray(state.observation_tensor(self.player), dtype=np.float32)
+            return int(self.policy.act({"observation": obs, "action_mask": mask}))
+
+        def restart_at(self, state):
+            pass
+
+        def inform_action(self, state, player_id, action):
+            pass
+
+    class SearchBot(ismcts.ISMCTSBot):
+        """OpenSpiel's Python IS-MCTS bot, which searches afresh at every step (evaluate_bots
+        also asks it to restart and to hear the other moves)."""
+
+        def restart_at(self, state):
+            pass
+
+        def inform_action(self, state, player_id, action):
+            pass
+
+    game = pyspiel.load_game(bos.GAME_NAME, {"max_rounds": 1})
+    rng = np.random.RandomState(0)
+    results = []
+    for seat in range(2):
+        bot = SearchBot(
+            game, mcts.RandomRolloutEvaluator(1, rng), uct_c=2.0, max_simulations=8,
+            random_state=np.random.RandomState(seat),
+        )  # fmt: skip
+        bots = [HeuristicBot(p) for p in range(2)]
+        bots[seat] = bot
+        returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots, rng)
+        assert sorted(returns) in ([-1.0, 1.0], [0.0, 0.0])
+        results.append(returns[seat])
+    assert len(results) == 2
