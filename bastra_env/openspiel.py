@@ -135,24 +135,44 @@ class BastraGame(pyspiel.Game):
         return INFORMATION_STATE_SIZE
 
 
+class Shared(tuple):
+    """A value clones share instead of copying (OpenSpiel clones a Python state by deep-copying
+    its attributes): the game's constants, and histories, which only ever grow into new tuples."""
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Shared:
+        return self
+
+
 class BastraState(pyspiel.State):
     """A game position: one engine state, and how many of the round's deck positions chance has
     dealt (``dealt``); the others hold the undealt cards in an arbitrary order."""
 
     def __init__(self, game: BastraGame) -> None:
         super().__init__(game)
-        self.rules = game.rules
-        self.row = game.rules_row
+        self.constants = Shared((game.rules, game.rules_row, K.capture_work()))
         self.state = np.zeros(K.STATE_SIZE, dtype=np.int64)
-        self.work = K.capture_work()
         K.new_game(self.state, self.row, 0, np.arange(NUM_CARDS, dtype=np.int64))
         self.dealt = 0
-        self.round_plays: list[tuple[int, int, int]] = []
-        self.public: list[tuple[int, int]] = []
-        self.received: list[list[int]] = [[] for _ in range(self.rules.num_players)]
+        self.round_plays = Shared()
+        """This round's plays, in order: (seat, card, cards taken)."""
+        self.public = Shared()
+        """The game's plays, in order: (seat, action)."""
+        self.received = Shared(Shared() for _ in range(self.rules.num_players))
         """Per seat, the cards it was dealt in each deal of the game, in order."""
         self.recorded = (0, 0)
         self._settle()
+
+    @property
+    def rules(self) -> Rules:
+        return self.constants[0]
+
+    @property
+    def row(self) -> np.ndarray:
+        return self.constants[1]
+
+    @property
+    def work(self) -> np.ndarray:
+        return self.constants[2]
 
     # ---------------------------------------------------------------- the engine's position
     def _undealt(self) -> int:
@@ -166,8 +186,9 @@ class BastraState(pyspiel.State):
         deal = (int(self.state[K.ROUND]), int(self.state[K.PLAYS]))
         fresh = self.state[K.PLAYS] % (K.HAND_SIZE * n) == 0 and deal != self.recorded
         if fresh and self._undealt() == 0 and not self.state[K.DONE]:
-            for seat in range(n):
-                self.received[seat].append(int(self.state[K.HANDS + seat]))
+            self.received = Shared(
+                Shared((*self.received[seat], int(self.state[K.HANDS + seat]))) for seat in range(n)
+            )
             self.recorded = deal
 
     def current_player(self) -> int:
@@ -194,11 +215,11 @@ class BastraState(pyspiel.State):
             raise ValueError(f"action {action} is not legal here")
         seat = int(self.state[K.CURRENT])
         capture = int(self.state[K.MOVE_CAPTURES + move])
-        self.public.append((seat, action))
-        self.round_plays.append((seat, action // SLOTS_PER_CARD, capture))
+        self.public = Shared((*self.public, (seat, action)))
+        self.round_plays = Shared((*self.round_plays, (seat, action // SLOTS_PER_CARD, capture)))
         if K.apply_move(self.state, self.row, action // SLOTS_PER_CARD, capture):
             self.dealt = 0  # a new round: the engine dealt it from its own shuffle
-            self.round_plays = []
+            self.round_plays = Shared()
         self._settle()
 
     def _deal(self, card: int) -> None:
@@ -331,6 +352,7 @@ class BastraState(pyspiel.State):
             pick = min(int(probability_sampler() * len(pool)), len(pool) - 1)
             drawn.append(pool.pop(pick))
         at = 0
+        received = [list(r) for r in clone.received]
         for s in others:
             size = bin(int(state[K.HANDS + s])).count("1")
             hand = 0
@@ -338,9 +360,10 @@ class BastraState(pyspiel.State):
                 hand |= 1 << c
             before = int(state[K.HANDS + s])
             state[K.HANDS + s] = hand
-            if clone.received[s] and clone.received[s][-1] & before == before:
-                clone.received[s][-1] = (clone.received[s][-1] & ~before) | hand
+            if received[s] and received[s][-1] & before == before:  # this deal's cards
+                received[s][-1] = (received[s][-1] & ~before) | hand
             at += size
+        clone.received = Shared(Shared(r) for r in received)
         state[K.DECK + top : K.DECK + NUM_CARDS] = drawn[at:]
         clone._settle()
         return clone
@@ -372,4 +395,4 @@ class Observer:
 
 pyspiel.register_game(_game_type(pyspiel.GameType.Utility.ZERO_SUM), BastraGame)
 
-__all__ = ["GAME_NAME", "PARAMETERS", "BastraGame", "BastraState", "Observer", "rules_of"]
+__all__ = ["GAME_NAME", "PARAMETERS", "BastraGame", "BastraState", "Observer", "Shared", "rules_of"]

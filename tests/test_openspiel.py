@@ -147,51 +147,23 @@ def test_the_hidden_cards_do_not_change_a_players_information_state():
 
 
 def test_openspiels_ismcts_bot_plays_whole_rounds_against_the_heuristic_player():
-    from open_spiel.python.algorithms import evaluate_bots, ismcts, mcts
+    """examples/openspiel_ismcts.py: OpenSpiel's Python IS-MCTS bot (re-dealing with
+    resample_from_infostate) against the project's heuristic player as an OpenSpiel bot, whole
+    rounds through OpenSpiel's evaluate_bots."""
+    from tests.test_examples import load_example
 
+    found = load_example("openspiel_ismcts").play(rounds=2, simulations=8)
+    assert found["rounds"] == 4
+    assert -1.0 <= found["mean_return"] <= 1.0 and 0.0 <= found["win_rate"] <= 1.0
+
+
+def test_a_policy_bot_plays_its_own_seat_only():
     from agents import HeuristicPolicy
+    from agents.integrations.openspiel import PolicyBot
 
-    class HeuristicBot(pyspiel.Bot):
-        """The project's heuristic player as an OpenSpiel bot (its own observation only)."""
-
-        def __init__(self, player):
-            pyspiel.Bot.__init__(self)
-            self.player = player
-            self.policy = HeuristicPolicy()
-
-        def step(self, state):
-            mask = np.zeros(208, dtype=np.int8)
-            mask[state.legal_actions()] = 1
-            obs = np.asarray(state.observation_tensor(self.player), dtype=np.float32)
-            return int(self.policy.act({"observation": obs, "action_mask": mask}))
-
-        def restart_at(self, state):
-            pass
-
-        def inform_action(self, state, player_id, action):
-            pass
-
-    class SearchBot(ismcts.ISMCTSBot):
-        """OpenSpiel's Python IS-MCTS bot, which searches afresh at every step (evaluate_bots
-        also asks it to restart and to hear the other moves)."""
-
-        def restart_at(self, state):
-            pass
-
-        def inform_action(self, state, player_id, action):
-            pass
-
-    game = pyspiel.load_game(bos.GAME_NAME, {"max_rounds": 1})
-    rng = np.random.RandomState(0)
-    results = []
-    for seat in range(2):
-        bot = SearchBot(
-            game, mcts.RandomRolloutEvaluator(1, rng), uct_c=2.0, max_simulations=8,
-            random_state=np.random.RandomState(seat),
-        )  # fmt: skip
-        bots = [HeuristicBot(p) for p in range(2)]
-        bots[seat] = bot
-        returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots, rng)
-        assert sorted(returns) in ([-1.0, 1.0], [0.0, 0.0])
-        results.append(returns[seat])
-    assert len(results) == 2
+    game = pyspiel.load_game(bos.GAME_NAME)
+    state = _play_to_a_decision(game, 0, seed=1)
+    seat = state.current_player()
+    assert PolicyBot(HeuristicPolicy(), seat).step(state) in state.legal_actions()
+    with pytest.raises(ValueError, match=f"this bot plays seat {1 - seat}"):
+        PolicyBot(HeuristicPolicy(), 1 - seat).step(state)
