@@ -192,8 +192,12 @@ class Tab:
         assert not self.errors, f"console errors: {self.errors}"
 
 
-def new_tab(browser: Browser, base: str) -> Iterator[Tab]:
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
+def new_tab(
+    browser: Browser, base: str, width: int = 1280, height: int = 800, touch: bool = False
+) -> Iterator[Tab]:
+    context = browser.new_context(
+        viewport={"width": width, "height": height}, has_touch=touch, is_mobile=touch
+    )
     context.set_default_timeout(TIMEOUT_MS)
     page = context.new_page()
     tab = Tab(page, base)
@@ -250,15 +254,16 @@ def table_data(page: Page) -> dict[str, str]:
     return tid(page, "table").evaluate("e => Object.assign({}, e.dataset)")
 
 
-def play_one_card(page: Page) -> bool:
-    """Click a playable card (one with several captures when there is one); when the chooser
-    opens, pick its last option. Returns whether the chooser was used."""
+def play_one_card(page: Page, tap: bool = False, check: Any = None) -> bool:
+    """Click (or ``tap``) a playable card (one with several captures when there is one); when
+    the chooser opens, ``check`` it and pick its last option. Returns whether the chooser was
+    used."""
     before = table_data(page)["move"]
     several = page.locator("[data-testid='hand-card']:enabled:not([data-options='1'])")
     card = several.first if several.count() else page.locator("[data-testid='hand-card']:enabled")
     card = card.first
     ways = int(card.get_attribute("data-options"))
-    card.click()
+    card.tap() if tap else card.click()
     chose = False
     if ways > 1:
         options = tid(page, "capture-option")
@@ -266,7 +271,9 @@ def play_one_card(page: Page) -> bool:
         assert options.count() == ways
         for text in options.all_inner_texts():
             assert "takes" in text or "board" in text
-        options.last.click()
+        if check is not None:
+            check(tid(page, "capture-chooser"))
+        options.last.tap() if tap else options.last.click()
         chose = True
     page.wait_for_function(
         "before => { const t = document.querySelector(\"[data-testid='table']\");"
@@ -570,3 +577,113 @@ def test_a_bare_server_says_what_it_lacks(browser: Browser) -> None:
                 "random", "greedy", "heuristic", "pimc:64", "ismcts:400"
             ]  # fmt: skip
             tab.assert_clean()
+
+
+# ------------------------------------------------------------------------------------ screens
+SCREENS = {"phone-360": (360, 740), "phone-390": (390, 844), "tablet": (768, 1024),
+           "laptop": (1280, 800)}  # fmt: skip
+
+
+def box(locator: Any) -> dict[str, float]:
+    found = locator.bounding_box()
+    assert found is not None, "not rendered"
+    return found
+
+
+def inside_the_width(page: Page, locator: Any, width: int) -> None:
+    """Every element of ``locator`` lies within the viewport's width."""
+    for i in range(locator.count()):
+        b = box(locator.nth(i))
+        assert b["x"] >= -0.5 and b["x"] + b["width"] <= width + 0.5, (i, b, width)
+
+
+def check_layout(page: Page, width: int, height: int) -> None:
+    """The layout facts of a screen: no sideways scrolling; on narrow screens the table fills
+    the width and comes before the form; the hand's cards are whole and 44 px or wider."""
+    scroll = page.evaluate("document.documentElement.scrollWidth")
+    assert scroll <= width, f"the page scrolls sideways: {scroll} px of content in {width}"
+    felt = box(tid(page, "table"))
+    form = box(tid(page, "new-game-form"))
+    if width <= 820:
+        assert felt["width"] >= 0.9 * width, (felt, width)
+        assert felt["y"] < form["y"], "the form should move below the table once a game is on"
+    cards = tid(page, "hand-card")
+    inside_the_width(page, cards, width)
+    for i in range(cards.count()):
+        assert box(cards.nth(i))["width"] >= 44, "a card too narrow to tap"
+    inside_the_width(page, tid(page, "board-card"), width)
+    inside_the_width(page, tid(page, "opponent-hand"), width)
+    inside_the_width(page, tid(page, "deck"), width)
+
+
+def fits_the_screen(width: int, height: int) -> Any:
+    def check(locator: Any) -> None:
+        b = box(locator)
+        assert b["x"] >= -0.5 and b["x"] + b["width"] <= width + 0.5, (b, width)
+        assert b["y"] >= -0.5 and b["y"] + b["height"] <= height + 0.5, (b, height)
+
+    return check
+
+
+def screen_shot(tmp_path: Path, name: str) -> Path:
+    if os.environ.get("BASTRA_SCREENSHOT") == "1":
+        return ROOT / "docs" / f"screenshot_{name}.png"
+    return tmp_path / f"screenshot_{name}.png"
+
+
+def play_by_tapping(page: Page, width: int, height: int) -> int:
+    """Tap through a game until it ends, checking the layout at every turn and the chooser and
+    the round's result dialog on the screen. Returns the capture choices made."""
+    choices = 0
+    fits = fits_the_screen(width, height)
+    for _ in range(60):
+        wait_for_turn(page)
+        if tid(page, "round-result").is_visible():
+            fits(page.locator(".modal"))
+            tid(page, "round-result-close").tap()
+            expect(tid(page, "round-result")).to_be_hidden()
+        if table_data(page)["done"] == "1":
+            break
+        check_layout(page, width, height)
+        choices += play_one_card(page, tap=True, check=fits)
+    assert table_data(page)["done"] == "1"
+    return choices
+
+
+@pytest.mark.parametrize("screen", ["phone-390", "tablet"])
+def test_a_whole_2p_game_by_tapping_on_a_phone_and_a_tablet(
+    browser: Browser, site: Site, tmp_path: Path, screen: str
+) -> None:
+    width, height = SCREENS[screen]
+    for tab in new_tab(browser, site.url, width, height, touch=True):
+        page = tab.open("#play")
+        # before a game the form comes first, and is reachable without scrolling sideways
+        assert box(tid(page, "new-game-form"))["y"] < box(tid(page, "table"))["y"]
+        seed = seed_with_a_choice(site.url, "2p")
+        fill_new_game(page, "2p", "greedy", seed=seed, max_rounds=1)
+        tid(page, "new-game").tap()
+        wait_for_turn(page)
+        check_layout(page, width, height)
+        page.screenshot(path=str(screen_shot(tmp_path, f"{screen}_2p")), full_page=True)
+        choices = play_by_tapping(page, width, height)
+        assert choices >= 1, "the capture chooser never appeared"
+        expect(tid(page, "winner")).to_be_visible()
+        fits_the_screen(width, height)(tid(page, "winner"))
+        tab.assert_clean()
+
+
+@pytest.mark.parametrize("screen", ["phone-360", "laptop"])
+def test_a_team_round_by_tapping_on_a_small_phone_and_a_laptop(
+    browser: Browser, site: Site, tmp_path: Path, screen: str
+) -> None:
+    width, height = SCREENS[screen]
+    for tab in new_tab(browser, site.url, width, height, touch=True):
+        page = tab.open("#play")
+        fill_new_game(page, "4p_teams", "greedy", partner="heuristic", seed=4, max_rounds=1)
+        tid(page, "new-game").tap()
+        wait_for_turn(page)
+        check_layout(page, width, height)
+        assert tid(page, "opponent-hand").count() == 3
+        page.screenshot(path=str(screen_shot(tmp_path, f"{screen}_teams")), full_page=True)
+        play_by_tapping(page, width, height)
+        tab.assert_clean()

@@ -359,6 +359,7 @@
 
   function applyState(state) {
     game.state = state;
+    document.body.dataset.game = "1"; // narrow screens: the table first, the form below it
     for (const play of state.history || []) game.log.set(play.move, play);
     if (state.last_play) game.log.set(state.last_play.move, state.last_play);
     const results = state.round_results || [];
@@ -732,6 +733,7 @@
 
   function loadRecord(record, source) {
     checkRecord(record);
+    document.body.dataset.record = "1"; // narrow screens: the table first, the picker below
     replayStop();
     replay.record = record;
     replay.source = source;
