@@ -111,6 +111,7 @@ def test_a_seat_sees_nothing_hidden_swapping_hidden_cards_changes_no_response(pl
     game = app.state.store.games[state["game_id"]]
     assert game.env.game.state.size - 56 == K.DECK  # the swap helper's idea of the row
     before = client.get(f"/api/games/{state['game_id']}").json()
+    hint = client.get(f"/api/games/{state['game_id']}/hint").json()
     others = [s for s in range(game.rules.num_players) if s != game.seat]
     snapshot = game.env.snapshot()
     hidden = {c for a, cards in snapshot["hands"].items() if a != f"player_{game.seat}"
@@ -121,6 +122,7 @@ def test_a_seat_sees_nothing_hidden_swapping_hidden_cards_changes_no_response(pl
     assert card_name(a) in hidden and card_name(b) in hidden
     after = client.get(f"/api/games/{state['game_id']}").json()
     assert after == before
+    assert client.get(f"/api/games/{state['game_id']}/hint").json() == hint  # the coach too
     record = client.get(f"/api/games/{state['game_id']}/record")
     assert record.status_code == 409 and "not over" in record.json()["error"]
 
@@ -359,3 +361,33 @@ def test_card_names_in_states_are_the_rules_names(client):
     state = new_game(client, opponent="greedy", seed=3)
     for name in state["hand"] + state["board"]:
         assert card_name(parse_card(name)) == name
+
+
+@pytest.mark.parametrize("table", ["2p", "4p_teams"])
+def test_the_coach_rates_every_legal_move_on_your_turn_only(client, table):
+    from agents.apps.serve import STRONGEST
+
+    options = client.get("/api/options").json()
+    strongest = STRONGEST[table]
+    assert options["strongest"][table] == strongest and strongest in options["opponents"]
+    ratings = options["ratings"]
+    assert ratings["bastra_2p:infer"]["rating"] > ratings["heuristic"]["rating"]
+    body = {"opponent": "greedy", "partner": strongest} if table == "4p_teams" else {
+        "opponent": strongest}  # fmt: skip
+    state = new_game(client, table=table, seed=11, rules=SHORT, **body)
+    searched = 0
+    while not state["done"]:
+        hint = client.get(f"/api/games/{state['game_id']}/hint")
+        assert hint.status_code == 200, hint.text
+        hint = hint.json()
+        assert hint["player"] == strongest
+        legal = sorted(option["action"] for option in state["legal"])
+        assert sorted(move["action"] for move in hint["moves"]) == legal
+        assert abs(sum(move["prob"] for move in hint["moves"]) - 1) < 0.01
+        values = [move["search"] for move in hint["moves"]]
+        assert all(v is None for v in values) or all(isinstance(v, float) for v in values)
+        searched += values[0] is not None and len(legal) > 1
+        state = play(client, state)
+    assert searched > 0, "the strongest player never searched"
+    late = client.get(f"/api/games/{state['game_id']}/hint")
+    assert late.status_code == 409 and "not your turn" in late.json()["error"]

@@ -687,3 +687,49 @@ def test_a_team_round_by_tapping_on_a_small_phone_and_a_laptop(
         page.screenshot(path=str(screen_shot(tmp_path, f"{screen}_teams")), full_page=True)
         play_by_tapping(page, width, height)
         tab.assert_clean()
+
+
+def test_the_coach_marks_the_hand_and_the_chooser_and_the_form_rates_the_players(
+    tab: Tab, site: Site
+) -> None:
+    page = tab.open("#play")
+    fill_new_game(page, "2p", "bastra_2p:infer")
+    note = tid(page, "strength-note")
+    expect(note).to_contain_text("bastra_2p:infer: rated 1712")
+    expect(note).to_contain_text("the strongest")
+    fill_new_game(page, "4p_teams", "greedy", partner="bastra_4p_teams:infer")
+    expect(note).to_contain_text("greedy: rated 1149")
+    expect(note).to_contain_text("bastra_4p_teams:infer: not rated")
+
+    seed = seed_with_a_choice(site.url, "2p")
+    fill_new_game(page, "2p", "greedy", seed=seed, max_rounds=1)
+    tid(page, "new-game").click()
+    wait_for_turn(page)
+    expect(tid(page, "hint-mark")).to_have_count(0)  # off until asked for
+    tid(page, "hint-toggle").check()
+    playable = page.locator("[data-testid='hand-card']:enabled")
+    expect(tid(page, "hint-mark")).to_have_count(playable.count())
+    game_id = table_data(page)["gameId"]
+    hint = httpx.get(f"{site.url}/api/games/{game_id}/hint").json()
+    assert hint["player"] == "bastra_2p:infer"
+    state = httpx.get(f"{site.url}/api/games/{game_id}").json()
+    by_card: dict[str, float] = {}
+    for option in state["legal"]:
+        prob = next(m["prob"] for m in hint["moves"] if m["action"] == option["action"])
+        by_card[option["card"]] = by_card.get(option["card"], 0.0) + prob
+    for i in range(playable.count()):
+        card = playable.nth(i)
+        shown = float(card.locator("[data-testid='hint-mark']").get_attribute("data-prob"))
+        assert abs(shown - by_card[card.get_attribute("data-card")]) < 1e-3
+    assert abs(sum(by_card.values()) - 1) < 0.01
+    expect(page.locator("button.card.hint-best")).to_have_count(1)
+    several = page.locator("[data-testid='hand-card']:enabled:not([data-options='1'])").first
+    several.click()
+    chooser = tid(page, "capture-chooser")
+    expect(chooser).to_be_visible()
+    options = tid(page, "capture-option")
+    expect(chooser.locator("[data-testid='hint-mark']")).to_have_count(options.count())
+    tid(page, "capture-cancel").click()
+    tid(page, "hint-toggle").uncheck()
+    expect(tid(page, "hint-mark")).to_have_count(0)
+    tab.assert_clean()

@@ -7,7 +7,8 @@
 The page (plain HTML, CSS and JavaScript in ``agents/web``, nothing fetched from elsewhere) talks
 to the JSON API below, which is also there for scripts:
 
-- ``GET  /api/options``: tables, opponents, the variant rules (names, types, defaults).
+- ``GET  /api/options``: tables, opponents, the variant rules (names, types, defaults), and the
+  players' ratings from the packaged 2p round-robin (``agents/pretrained/ratings_2p.json``).
 - ``POST /api/games`` ``{"table": "2p" | "4p_teams", "opponent": name, "partner": name,
   "seat": int, "rules": {field: value}, "endgame": bool, "seed": int}`` (all optional) -> 201 and
   the state, with ``game_id``.
@@ -15,6 +16,9 @@ to the JSON API below, which is also there for scripts:
 - ``POST /api/games/{id}/actions`` ``{"action": int, "move": int}``: play (``move``, optional, is
   the state's ``move`` counter the action was chosen at: an older one is refused as stale); the
   reply is the state after the AI's answers, up to the human's next turn or the game's end.
+- ``GET  /api/games/{id}/hint``: on the human's turn, the coach's view of each legal move: the
+  strongest shipped player's probability and, where it searches, its value, from the human's own
+  observation only (409 on another seat's turn; 404 where the table has no shipped model).
 - ``GET  /api/games/{id}/record``: the finished game's record (``agents.evaluation.replay``).
 - ``GET  /api/replays``, ``GET /api/replays/{name}``: the records in ``--replays DIR``.
 - ``GET  /api/leaderboard``: the round-robins of ``--leaderboard FILE`` (``agents.evaluate``).
@@ -48,7 +52,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from agents.evaluation.replay import Move, build_record, by_card, explain, read_record, step_play
-from agents.learning.policy import PRETRAINED, LearnedPolicy
+from agents.learning.policy import PRETRAINED, PRETRAINED_DIR, LearnedPolicy
 from agents.registry import BASELINES, load_policy, make_policy
 from bastra_env import Rules, card_name, raw_env
 from bastra_env.cards import iter_cards
@@ -68,6 +72,25 @@ RECORD_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,200}\.json$")
 MAX_REPLAYS = 1000
 SEARCH_OFFERED = ("pimc:64", "ismcts:400")
 """Search players the app offers besides the baselines and the models."""
+STRONGEST = {"2p": "bastra_2p:infer", "4p_teams": "bastra_4p_teams:infer"}
+"""The strongest shipped player of each table: offered as an opponent and partner, and the
+coach behind the hints."""
+RATINGS = PRETRAINED_DIR / "ratings_2p.json"
+"""The 2p round-robin of the shipped and built-in players (``agents.evaluate --json``)."""
+
+
+def packaged_ratings() -> dict[str, dict[str, float]]:
+    """``{player: {"rating", "low", "high"}}`` of the packaged 2p round-robin (empty if absent)."""
+    try:
+        board = json.loads(RATINGS.read_text())
+    except (OSError, ValueError):
+        return {}
+    spans = board.get("rating_intervals", {})
+    return {
+        name: {"rating": round(r), "low": round(spans.get(name, (r, r))[0]),
+               "high": round(spans.get(name, (r, r))[1])}
+        for name, r in board.get("ratings", {}).items()
+    }  # fmt: skip
 
 
 class ClientError(Exception):
@@ -101,7 +124,20 @@ class Players:
             alone = LearnedPolicy(searching.model, network, name=name)
             searching.name = name
             self.learned[name] = (searching, alone)
+        for table, name in STRONGEST.items():  # the strongest presets of the shipped models
+            model = DEFAULT_OPPONENT[table]
+            if model in self.learned and packaged:
+                strongest = make_policy(name)
+                assert isinstance(strongest, LearnedPolicy)
+                self.learned[name] = (strongest, self.learned[model][1])
         self.names = [*self.learned, *BASELINES, *SEARCH_OFFERED]
+
+    def coach(self, table: str) -> tuple[str, LearnedPolicy] | None:
+        """The player behind the hints at ``table``: its strongest shipped player."""
+        name = STRONGEST.get(table)
+        if name is None or name not in self.learned:
+            return None
+        return name, self.learned[name][0]
 
     def make(self, name: str, seed: int, endgame: bool) -> Any:
         if name in self.learned:
@@ -144,6 +180,8 @@ class Table:
         self.recent_from = 0
         """Plays from this index on were made by the latest request (the human's and the AI's)."""
         self._record: dict[str, Any] | None = None
+        self.coach: tuple[str, LearnedPolicy] | None = None
+        """The player behind the hints (``Players.coach``), if the table has one."""
 
     @property
     def game(self) -> Any:
@@ -196,6 +234,28 @@ class Table:
         self.recent_from = len(self.plays)
         self._play(action, None)
         self.advance()
+
+    def hint(self) -> dict[str, Any]:
+        """The coach's view of the human's legal moves, from the human's observation alone:
+        ``{"player", "value", "moves": [{"action", "prob", "search"}]}`` (``search`` None where
+        the coach plays its network alone)."""
+        coach = self.coach
+        if coach is None:
+            raise ClientError(404, f"no coach for the {self.table} table: it has no shipped model")
+        if self.to_move != self.seat:
+            raise ClientError(409, "hints are for your turn: it is not your turn")
+        name, policy = coach
+        observation = self.env.observe(self.env.agent_selection)
+        probs, values = policy.explain_batch(
+            observation["observation"][None], observation["action_mask"][None]
+        )
+        searched = policy.move_values(observation) or {}
+        moves = [
+            {"action": a, "prob": round(float(probs[0, a]), 4),
+             "search": round(searched[a], 4) if a in searched else None}
+            for a in self.env.legal_actions()
+        ]  # fmt: skip
+        return {"player": name, "value": round(float(values[0]), 4), "moves": moves}
 
     def legal(self) -> list[dict[str, Any]]:
         if self.to_move != self.seat:
@@ -262,6 +322,7 @@ class Table:
             "winner": winner,
             "draw": game.done and winner is None,
             "ai_ms": round(self.ai_ms, 2),
+            "coach": self.coach[0] if self.coach else None,
         }
 
     def record(self) -> dict[str, Any]:
@@ -367,6 +428,7 @@ def new_table(players: Players, body: dict[str, Any]) -> Table:
         seat_names.append(name)
         policies.append(players.make(name, seed=seed + s, endgame=endgame))
     game = Table(secrets.token_urlsafe(18), table, rules, seat, seat_names, policies, seed)
+    game.coach = players.coach(table)
     game.advance()
     return game
 
@@ -422,6 +484,7 @@ def create_app(
     if replay_dir is not None and not replay_dir.is_dir():
         raise ValueError(f"--replays {replays}: no such folder")
     boards = load_leaderboards(leaderboards)
+    ratings = packaged_ratings()
 
     def replay_files() -> dict[str, Path]:
         if replay_dir is None:
@@ -454,6 +517,8 @@ def create_app(
                 "tables": list(TABLES),
                 "opponents": players.names,
                 "default_opponent": DEFAULT_OPPONENT,
+                "strongest": STRONGEST,
+                "ratings": ratings,
                 "rules": rules,
                 "replays": replay_dir is not None,
                 "leaderboard": bool(boards),
@@ -478,6 +543,10 @@ def create_app(
         body = await read_json(request)
         game.human_play(body)
         return JSONResponse(game.state())
+
+    async def hint(request: Request) -> JSONResponse:
+        game = store.get(request.path_params["game_id"])
+        return JSONResponse(game.hint())
 
     async def record(request: Request) -> JSONResponse:
         return JSONResponse(store.get(request.path_params["game_id"]).record())
@@ -517,6 +586,7 @@ def create_app(
             Route("/api/games", create, methods=["POST"]),
             Route("/api/games/{game_id}", read),
             Route("/api/games/{game_id}/actions", act, methods=["POST"]),
+            Route("/api/games/{game_id}/hint", hint),
             Route("/api/games/{game_id}/record", record),
             Route("/api/replays", replay_list),
             Route("/api/replays/{name}", replay),

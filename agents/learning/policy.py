@@ -121,19 +121,51 @@ class LearnedPolicy:
         log_probs = torch.log_softmax(logits, dim=-1)
         for i in np.flatnonzero(mask.sum(axis=1) > 1):
             seen = {"observation": observations[i], "action_mask": masks[i]}
-            solved = None
-            if searched[i]:  # solve declines where it does not search
-                solved = solve(seen, deals=search.endgame_deals, objective=search.objective,
-                               infer=search.infer_worlds > 0,
-                               model_weight=search.endgame_model_weight)  # fmt: skip
-            row = logits[i]
-            if solved:
-                chosen[i] = max(solved, key=lambda a: (solved[a], float(row[a])))
-            elif self.pimc is not None:
-                values = self.pimc.action_values(seen, self.rollout_share(seen))
-                row, weight = log_probs[i], search.network_weight
-                chosen[i] = max(values, key=lambda a: values[a] + weight * float(row[a]))
+            scores = self._search_scores(seen, bool(searched[i]), log_probs[i])
+            if scores:
+                row = logits[i]  # ties go to the network's choice
+                chosen[i] = max(scores, key=lambda a: (scores[a], float(row[a])))
         return chosen
+
+    def _search_scores(
+        self, seen: Observation, endgame: bool, log_probs: torch.Tensor
+    ) -> dict[int, float] | None:
+        """What the search makes of each legal move (the move played is the best): the endgame
+        search's values where ``endgame`` and it applies, else PIMC's values plus the network's
+        log-probability times ``network_weight`` where this player runs PIMC; None where it
+        does not search."""
+        search = self.search
+        if endgame:  # solve declines where it does not search
+            solved = solve(seen, deals=search.endgame_deals, objective=search.objective,
+                           infer=search.infer_worlds > 0,
+                           model_weight=search.endgame_model_weight)  # fmt: skip
+            if solved:
+                return dict(solved)
+        if self.pimc is None:
+            return None
+        values = self.pimc.action_values(seen, self.rollout_share(seen))
+        weight = search.network_weight
+        return {a: v + weight * float(log_probs[a]) for a, v in values.items()}
+
+    @torch.no_grad()
+    def move_values(self, observation: Observation) -> dict[int, float] | None:
+        """What this player's search makes of each legal move at ``observation`` (the scores it
+        chooses by: points of the round, or the chance of winning the game in the endgame), or
+        None where it plays its network alone. The web app's coach shows them."""
+        legal_actions(observation)
+        obs, mask = batch_arrays(np.asarray(observation["observation"])[None],
+                                 np.asarray(observation["action_mask"])[None])  # fmt: skip
+        if self.sample or not self.search.searches or mask.sum() < 2:
+            return None
+        flat = np.ascontiguousarray(obs, dtype=np.float32)
+        actions, features = action_inputs_batch(flat, mask)
+        logits, _ = self.model(
+            torch.from_numpy(flat), torch.from_numpy(actions), torch.from_numpy(features)
+        )
+        deck_left = round(float(flat[0, OFFSETS["deck_left"].start]) * DECK_LEFT_SCALE)
+        last = LAST_DEAL if self.search.endgame_deals == 2 else 0
+        endgame = self.search.endgame and deck_left <= last
+        return self._search_scores(observation, endgame, torch.log_softmax(logits, dim=-1)[0])
 
     def rollout_share(self, observation: Observation) -> float:
         """The modelled rollouts' share of PIMC's values at this observation

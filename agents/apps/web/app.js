@@ -213,6 +213,8 @@
     fillSelect($("#f-opponent"), options.opponents);
     fillSelect($("#f-partner"), options.opponents);
     table.addEventListener("change", tableChanged);
+    $("#f-opponent").addEventListener("change", strengthNote);
+    $("#f-partner").addEventListener("change", strengthNote);
     tableChanged();
     const box = $("#rule-fields");
     clear(box);
@@ -257,6 +259,28 @@
     for (let s = 0; s < n; s += 1) labels[s] = s === 0 ? "0 (plays first)" : String(s);
     fillSelect(seat, [...Array(n).keys()].map(String), labels, "0");
     for (const node of form.querySelectorAll(".team-only")) node.hidden = n < 4;
+    strengthNote();
+  }
+
+  function ratingOf(name) {
+    const found = (options.ratings || {})[name];
+    if (!found) return "not rated";
+    const strongest = Object.values(options.strongest || {}).includes(name) ? ", the strongest" : "";
+    return `rated ${found.rating} (${found.low}\u2013${found.high})${strongest}`;
+  }
+
+  function strengthNote() {
+    // how strong each choice is, from the packaged 2p round-robin's ratings
+    const note = $("#strength-note");
+    const opponent = $("#f-opponent").value;
+    const lines = [`${opponent}: ${ratingOf(opponent)}`];
+    if (seatsOf($("#f-table").value) === 4) {
+      const partner = $("#f-partner").value;
+      lines.push(`${partner}: ${ratingOf(partner)}`);
+    }
+    const anchors = ["random", "heuristic"].filter((n) => (options.ratings || {})[n])
+      .map((n) => `${n} ${options.ratings[n].rating}`).join(", ");
+    clear(note, lines.join("; "), anchors ? ` (2p ratings; ${anchors})` : "");
   }
 
   function collectForm() {
@@ -293,6 +317,7 @@
   });
 
   // ------------------------------------------------------------------------------ play
+  const coach = { on: false, key: "", hint: null }; // the Hint toggle and the latest hint
   const game = {
     state: null,
     busy: false,
@@ -368,6 +393,49 @@
       openRoundModal(state, results.length - 1);
     }
     renderGame();
+    fetchHint();
+  }
+
+  async function fetchHint() {
+    // the coach's view of the human's moves, asked for on the human's turn while Hint is on
+    const state = game.state;
+    if (!coach.on || !state || !state.your_turn || state.done || !state.coach) return;
+    const key = `${state.game_id}:${state.move}`;
+    if (coach.key === key && coach.hint) return;
+    coach.key = key;
+    coach.hint = null;
+    try {
+      const hint = await api(`/api/games/${encodeURIComponent(state.game_id)}/hint`);
+      if (coach.key !== key) return; // the game moved on meanwhile
+      coach.hint = hint;
+      renderGame();
+    } catch (error) {
+      if (error.status !== 409) showError(error);
+    }
+  }
+
+  function hintFor(state) {
+    // {action: move} of the hint for this position, or null
+    if (!coach.on || !coach.hint || coach.key !== `${state.game_id}:${state.move}`) return null;
+    const moves = {};
+    for (const move of coach.hint.moves) moves[move.action] = move;
+    return moves;
+  }
+
+  function percent(p) {
+    return `${Math.round(100 * p)}%`;
+  }
+
+  function hintToggle(state) {
+    const box = h("input", { type: "checkbox", "data-testid": "hint-toggle", checked: coach.on });
+    box.addEventListener("change", () => {
+      coach.on = box.checked;
+      renderGame();
+      fetchHint();
+    });
+    return h("label", { class: "hint-toggle", title: state.coach
+      ? `${state.coach}'s view of your moves, from your own cards only`
+      : "no coach for this table" }, box, " Hint");
   }
 
   async function playAction(action) {
@@ -521,6 +589,11 @@
     // the human's seat
     const hand = h("div", { class: "hand", "data-testid": "hand" });
     const canPlay = state.your_turn && !game.busy && !state.done;
+    const hint = canPlay ? hintFor(state) : null;
+    let best = null;
+    if (hint) {
+      for (const move of Object.values(hint)) if (!best || move.prob > best.prob) best = move;
+    }
     for (const card of state.hand) {
       const choices = state.legal.filter((option) => option.card === card);
       const legal = canPlay && choices.length > 0;
@@ -536,6 +609,13 @@
       } else if (legal && choices[0].bastra) {
         node.append(h("span", { class: "ways bastra" }, "bastra!"));
       }
+      if (hint && legal) {
+        const prob = choices.reduce((sum, option) => sum + ((hint[option.action] || {}).prob || 0), 0);
+        const isBest = choices.some((option) => best && option.action === best.action);
+        node.classList.toggle("hint-best", isBest);
+        node.append(h("span", { class: "hint-mark", "data-testid": "hint-mark",
+          "data-prob": prob.toFixed(4) }, percent(prob)));
+      }
       node.addEventListener("click", () => clickCard(card));
       if (legal && choices.length === 1) {
         node.addEventListener("mouseenter", () => highlightBoard(felt, choices[0].takes));
@@ -548,10 +628,12 @@
       class: `seat pos-bottom me ${state.current === state.seat ? "to-move" : ""}`,
       "data-testid": "seat", "data-seat": state.seat,
     },
-    seatPlate("You", {
-      dealer: state.dealer === state.seat, captured: state.captured[state.seat],
-      bastras: state.bastras[state.seat] + state.jack_bastras[state.seat],
-    }),
+    h("div", { class: "me-bar" },
+      seatPlate("You", {
+        dealer: state.dealer === state.seat, captured: state.captured[state.seat],
+        bastras: state.bastras[state.seat] + state.jack_bastras[state.seat],
+      }),
+      state.coach ? hintToggle(state) : null),
     hand);
     if (game.choosing && canPlay) mine.append(chooser(state, game.choosing, felt));
     grid.append(mine);
@@ -571,13 +653,19 @@
     const box = h("div", { class: "chooser", "data-testid": "capture-chooser", role: "dialog",
       "aria-label": `what ${cardLabel(card)} takes` },
     h("div", { class: "chooser-title" }, "Play ", chip(card), ": take which?"));
+    const hint = hintFor(state);
     for (const option of state.legal.filter((o) => o.card === card)) {
+      const move = hint ? hint[option.action] : null;
       const button = h("button", {
         type: "button", class: "option", "data-testid": "capture-option",
         "data-action": option.action, "data-takes": option.takes.join(" "),
       },
       option.takes.length ? ["takes ", chips(option.takes)] : "onto the board",
-      option.bastra ? [" ", bastraBadge("bastra")] : null);
+      option.bastra ? [" ", bastraBadge("bastra")] : null,
+      move ? h("span", { class: "hint-mark", "data-testid": "hint-mark",
+        "data-prob": move.prob.toFixed(4),
+        title: move.search === null ? "the coach's probability" : "probability; search value" },
+      percent(move.prob), move.search === null ? null : ` \u00b7 ${move.search.toFixed(1)}`) : null);
       button.addEventListener("click", () => playAction(option.action));
       button.addEventListener("mouseenter", () => highlightBoard(felt, option.takes));
       button.addEventListener("focus", () => highlightBoard(felt, option.takes));
