@@ -690,7 +690,7 @@ def test_a_team_round_by_tapping_on_a_small_phone_and_a_laptop(
 
 
 def test_the_coach_marks_the_hand_and_the_chooser_and_the_form_rates_the_players(
-    tab: Tab, site: Site
+    tab: Tab, site: Site, tmp_path: Path
 ) -> None:
     page = tab.open("#play")
     fill_new_game(page, "2p", "bastra_2p:infer")
@@ -729,6 +729,7 @@ def test_the_coach_marks_the_hand_and_the_chooser_and_the_form_rates_the_players
     expect(chooser).to_be_visible()
     options = tid(page, "capture-option")
     expect(chooser.locator("[data-testid='hint-mark']")).to_have_count(options.count())
+    page.screenshot(path=str(screen_shot(tmp_path, "coach")))
     tid(page, "capture-cancel").click()
     tid(page, "hint-toggle").uncheck()
     expect(tid(page, "hint-mark")).to_have_count(0)
