@@ -82,7 +82,14 @@ def test_the_same_deals_and_plays_make_the_same_game_as_the_aec_env(params):
                 totals[name] += reward
         assert all(aec.terminations.values())
         assert state.returns() == [totals[a] for a in aec.possible_agents]
-        assert sum(state.returns()) == (0.0 if game.rules.num_sides == 2 else sum(state.returns()))
+        returns = state.returns()  # as the game's utility says: +1 the winning side's seats
+        assert set(returns) <= {-1.0, 0.0, 1.0}
+        if any(returns):
+            assert returns.count(1.0) == (2 if game.rules.teams else 1)
+        else:  # a draw
+            assert game.rules.tie_break == "draw" or state.state[K.WINNER] < 0
+        if game.get_type().utility == pyspiel.GameType.Utility.ZERO_SUM:
+            assert sum(returns) == 0.0 == game.utility_sum()
 
 
 def _play_to_a_decision(game, plays, seed):
