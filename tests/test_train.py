@@ -222,3 +222,72 @@ def test_busy_cores_sees_a_busy_loop_on_one_of_its_cores():
     finally:
         loop.kill()
         loop.wait()
+
+
+def test_the_privileged_critic_reads_hidden_cards_the_policy_never_sees():
+    """Swapping a card between the other hand and the deck changes the critic's input and value,
+    and neither the observation nor the policy's output."""
+    import numpy as np
+
+    from agents.learning.features import action_inputs_batch
+    from agents.learning.network import PolicyValueNet, PrivilegedCritic
+    from bastra_env import kernels as K
+    from bastra_env.layout import NUM_ACTIONS, OBSERVATION_SIZE
+    from bastra_env.vector import VectorEnv
+
+    venv = VectorEnv(1, seed=3, num_players=2)
+    venv.reset(seed=3)
+    state = venv.states[0]
+    seat = int(state[K.CURRENT])
+
+    def views():
+        obs = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
+        mask = np.zeros(NUM_ACTIONS, dtype=np.uint8)
+        K.legal_slots(state, venv._rules_row, K.capture_work())
+        K.encode(state, venv._rules_row, seat, obs, mask)
+        return obs[None], mask[None].astype(bool), venv.privileged()
+
+    torch.manual_seed(0)
+    actor, critic = PolicyValueNet(), PrivilegedCritic()
+    obs, mask, hidden = views()
+    other = int(state[K.HANDS + 1 - seat])
+    card = other & -other  # one card of the other hand ...
+    pos = int(state[K.DECK_POS])
+    deck_card = int(state[K.DECK + pos])  # ... swapped with the next card of the deck
+    state[K.HANDS + 1 - seat] = other ^ card ^ (1 << deck_card)
+    state[K.DECK + pos] = card.bit_length() - 1
+    obs2, mask2, hidden2 = views()
+    assert np.array_equal(obs, obs2) and np.array_equal(mask, mask2)
+    assert not np.array_equal(hidden, hidden2)
+
+    def act(o, m):
+        ids, features = action_inputs_batch(o, m)
+        with torch.no_grad():
+            return actor.slot_logits(torch.from_numpy(o), torch.from_numpy(ids),
+                                     torch.from_numpy(features))[0]  # fmt: skip
+
+    assert torch.equal(act(obs, mask), act(obs2, mask2))
+    with torch.no_grad():
+        before = critic(torch.from_numpy(obs), torch.from_numpy(hidden))
+        after = critic(torch.from_numpy(obs2), torch.from_numpy(hidden2))
+    assert not torch.equal(before, after)
+
+
+def test_a_run_with_the_privileged_critic_trains_and_resumes_exactly(tmp_path):
+    first = tmp_path / "first"
+    summary = train.main([*SMOKE, "--run-dir", str(first), "--critic", "privileged"])
+    assert torch.load(first / "final.pt", weights_only=True)["critic"]  # saved for resuming
+    resumed = tmp_path / "resumed"
+    train.main(["--resume", str(first / "checkpoint_000002.pt"), "--run-dir", str(resumed),
+                "--threads", str(summary["threads"])])  # fmt: skip
+    a = torch.load(first / "final.pt", weights_only=True)
+    b = torch.load(resumed / "final.pt", weights_only=True)
+    assert same_weights(a["model"], b["model"]) and same_weights(a["critic"], b["critic"])
+    policy = load_policy(first / "final.pt")  # the policy loads and plays without its critic
+    env = bastra_env.env()
+    env.reset(seed=0)
+    assert env.unwrapped.observe(env.agent_selection)["action_mask"][
+        policy.act(env.observe(env.agent_selection))
+    ]
+    with pytest.raises(ValueError, match="critic must be one of"):
+        train.parse_config([*SMOKE, "--critic", "oracle"])

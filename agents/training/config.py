@@ -42,6 +42,10 @@ REWARDS = ("points", "equity")
 """What training rewards (``Config.reward``)."""
 
 
+CRITICS = ("shared", "privileged")
+"""``Config.critic``'s values."""
+
+
 @dataclass
 class Config:
     """Training settings. Every field is a YAML key and a ``--field-name`` option."""
@@ -110,6 +114,10 @@ class Config:
     eval_opponents: list[str] = field(default_factory=lambda: ["random", "greedy", "heuristic"])
     checkpoint_every: int = 50
     """Updates between checkpoints in the run directory."""
+    critic: str = "shared"
+    """The values PPO's advantages come from: "shared" (the network's own value head) or
+    "privileged" (a separate critic that also reads every hand and the deck's order, during
+    training only; the network's value head then learns without moving its trunk)."""
     threads: int | str = "auto"
     """CPU threads for torch, numba and BLAS: a count, or "auto" (the cores this process may use,
     at most 4, fewer where other work keeps some busy)."""
@@ -179,6 +187,8 @@ class Config:
                 f"config imitation_teacher {self.imitation_teacher!r} is not among "
                 f"{list(BASELINES)}"
             )
+        if self.critic not in CRITICS:
+            raise ValueError(f"config critic must be one of {CRITICS}, got {self.critic!r}")
         if self.device not in ("auto", "cpu", "cuda"):
             raise ValueError(f'config device must be "auto", "cpu" or "cuda", got {self.device!r}')
 

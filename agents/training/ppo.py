@@ -51,6 +51,7 @@ from agents.learning.features import MAX_LEGAL
 from agents.learning.network import (
     NetworkConfig,
     PolicyValueNet,
+    PrivilegedCritic,
     build_model,
     read_checkpoint,
     save_checkpoint,
@@ -112,11 +113,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     threads = set_up_threads(config, read_checkpoint(resume).get("threads", 0) if resume else 0)
     rng = np.random.default_rng(config.seed)
     writer = open_run_dir(run_dir, config)
-    model, optimizer = build_learner(config, device)
+    model, critic, optimizer = build_learner(config, device)
     pool = Pool(config, device, model.config)
     progress = Progress()
     if resume:
-        progress = restore(resume, model, optimizer, pool, rng, device)
+        progress = restore(resume, model, optimizer, pool, rng, device, critic)
     progress.threads = threads
     venv = VectorEnv(config.num_envs, rules=config.rules, reward="points", copy=False,
                      num_threads=threads)  # fmt: skip
@@ -136,12 +137,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         started = time.perf_counter()
         if config.anneal_lr:
             set_learning_rate(optimizer, config, progress.update, total_updates)
-        buffer, plays, timer = collect_rollout(venv, games, model, actors, device)
+        buffer, plays, timer = collect_rollout(venv, games, model, actors, device, critic)
         batch = buffer.tensors()
         advantages = compute_advantages(buffer, batch["values"], config.gamma, config.gae_lambda)
         returns = advantages + batch["values"]
         clock = time.perf_counter()
-        stats = ppo_update(model, optimizer, batch, advantages, returns, config)
+        stats = ppo_update(model, optimizer, batch, advantages, returns, config, critic)
         timer["update"] += time.perf_counter() - clock
 
         seconds = time.perf_counter() - started
@@ -158,7 +159,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         if progress.update % config.checkpoint_every == 0:
             name = f"checkpoint_{progress.update:06d}.pt"
             save_run_checkpoint(run_dir / name, model, optimizer, pool, config, progress, rng,
-                                device)  # fmt: skip
+                                device, critic)  # fmt: skip
         bar.update(plays)
         bar.set_postfix(upd=progress.update, sps=f"{plays / seconds:,.0f}",
                         ent=f"{stats['entropy']:.2f}",
@@ -166,7 +167,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     bar.close()
 
     save_run_checkpoint(run_dir / "final.pt", model, optimizer, pool, config, progress, rng,
-                        device)  # fmt: skip
+                        device, critic)  # fmt: skip
     final = evaluate_learner(model, config, run_dir, writer, progress, threads)
     writer.close()
     return summarise(run_dir, config, progress, final)
@@ -213,16 +214,21 @@ def open_run_dir(run_dir: Path, config: Config) -> Any:
 
 def build_learner(
     config: Config, device: torch.device
-) -> tuple[PolicyValueNet, torch.optim.Optimizer]:
-    """The network (fresh from the seeded stream, or ``init_from``'s weights and shape) and its
-    Adam optimizer."""
+) -> tuple[PolicyValueNet, PrivilegedCritic | None, torch.optim.Optimizer]:
+    """The network (fresh from the seeded stream, or ``init_from``'s weights and shape), the
+    privileged critic where ``critic: privileged``, and one Adam optimizer for both."""
     if config.init_from:  # a best response, or fine-tuning: the given weights and their shape
         model = build_model(read_checkpoint(checkpoint_path(config.init_from))).to(device)
     else:
         network = NetworkConfig(hidden=tuple(config.hidden), pair_width=config.pair_width)
         model = PolicyValueNet(network).to(device)
-    optimizer = torch.optim.Adam(model.parameters(), lr=config.learning_rate, eps=1e-5, fused=True)
-    return model, optimizer
+    critic = None
+    parameters = list(model.parameters())
+    if config.critic == "privileged":
+        critic = PrivilegedCritic(model.config.observation_size, tuple(config.hidden)).to(device)
+        parameters += list(critic.parameters())
+    optimizer = torch.optim.Adam(parameters, lr=config.learning_rate, eps=1e-5, fused=True)
+    return model, critic, optimizer
 
 
 def restore(
@@ -232,10 +238,16 @@ def restore(
     pool: Pool,
     rng: np.random.Generator,
     device: torch.device,
+    critic: PrivilegedCritic | None = None,
 ) -> Progress:
-    """A checkpoint's weights, optimizer, pool and random streams, and how far its run was."""
+    """A checkpoint's weights (the critic's too), optimizer, pool and random streams, and how far
+    its run was."""
     payload = read_checkpoint(path)
     model.load_state_dict(build_model(payload).state_dict())
+    if critic is not None:
+        if "critic" not in payload:
+            raise ValueError(f"{path} holds no privileged critic to resume")
+        critic.load_state_dict(payload["critic"])
     optimizer.load_state_dict(payload["optimizer"])
     for state in payload["pool"]:
         pool.add_state(state)
@@ -322,11 +334,13 @@ def ppo_update(
     advantages: torch.Tensor,
     returns: torch.Tensor,
     config: Config,
+    critic: PrivilegedCritic | None = None,
 ) -> dict[str, float]:
     """``update_epochs`` passes of clipped PPO over the rollout in shuffled minibatches
     (``batch``: ``Rollout.tensors()``, first dimension N; ``advantages`` and ``returns``
     ``float32[N]``), advantages normalised per minibatch. Returns the mean losses, entropy and
-    approximate KL."""
+    approximate KL. With ``critic``, its values (from ``batch["privileged"]``) learn the returns
+    too, and the network's value head learns them without moving the trunk."""
     size = len(advantages)
     names = ("policy_loss", "value_loss", "entropy", "approx_kl")
     stats: dict[str, Any] = dict.fromkeys(names, 0.0)
@@ -345,7 +359,7 @@ def ppo_update(
             rows, pairs = minibatch_pairs(counts[mb], firsts[mb])
             logits, values = model.pair_logits(
                 observations[mb], rows, batch["pair_slots"][pairs], batch["pair_inputs"][pairs],
-                (len(mb), MAX_LEGAL), columns,
+                (len(mb), MAX_LEGAL), columns, critic is not None,
             )  # fmt: skip
             log_probs = logits.log_softmax(-1)  # [M, MAX_LEGAL]; padding slots about -1e9
             new_logp = log_probs.gather(1, batch["actions"][mb][:, None])[:, 0]
@@ -357,11 +371,15 @@ def ppo_update(
                 -adv * ratio, -adv * ratio.clamp(1 - config.clip_coef, 1 + config.clip_coef)
             ).mean()
             value_loss = 0.5 * (values - returns[mb]).pow(2).mean()
+            if critic is not None:
+                judged = critic(batch["obs"][mb], batch["privileged"][mb])
+                value_loss = value_loss + 0.5 * (judged - returns[mb]).pow(2).mean()
             entropy = -(log_probs.exp() * log_probs).sum(-1).mean()
             loss = policy_loss + config.vf_coef * value_loss - config.ent_coef * entropy
             optimizer.zero_grad()
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), config.max_grad_norm)
+            for module in (model, critic) if critic is not None else (model,):
+                torch.nn.utils.clip_grad_norm_(module.parameters(), config.max_grad_norm)
             optimizer.step()
             with torch.no_grad():
                 kl = ((ratio - 1) - log_ratio).mean()
@@ -452,12 +470,15 @@ def save_run_checkpoint(
     progress: Progress,
     rng: np.random.Generator,
     device: torch.device,
+    critic: PrivilegedCritic | None = None,
 ) -> None:
-    """Everything a resumed run needs to continue exactly: weights, optimizer, pool, progress
-    and every random stream."""
+    """Everything a resumed run needs to continue exactly: weights (the critic's too),
+    optimizer, pool, progress and every random stream."""
+    extra = {"critic": critic.state_dict()} if critic is not None else {}
     save_checkpoint(
         path,
         model,
+        **extra,
         config=dataclasses.asdict(config),
         rules=config.rules.to_dict(),
         optimizer=optimizer.state_dict(),

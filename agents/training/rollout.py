@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.learning.network import NetworkConfig, PolicyValueNet, real_pairs
+from agents.learning.network import NetworkConfig, PolicyValueNet, PrivilegedCritic, real_pairs
 from agents.players.kernels import action_inputs_batch
 from agents.search.equity import chance, game_equity
 from agents.training.config import Config
@@ -91,12 +91,16 @@ class Rollout:
         actions: torch.Tensor,
         logps: torch.Tensor,
         values: torch.Tensor,
+        privileged: torch.Tensor | None = None,
     ) -> int:
         """A batch of ``B`` transitions (``obs [B, OBSERVATION_SIZE]``; their legal actions as
         :func:`~agents.learning.network.real_pairs` rows and slots ``[P]`` with their inputs
         ``[P, ACTION_FEATURES]``; the slots played, log-probabilities and values ``[B]``);
-        returns the index of the first."""
+        returns the index of the first. ``privileged``: the critic's hidden-card inputs
+        ``[B, PRIVILEGED_SIZE]``, where a privileged critic trains."""
         first = len(self.rewards)
+        if privileged is not None:
+            self.parts.setdefault("privileged", []).append(privileged)
         counts = torch.bincount(rows, minlength=len(actions))
         for name, part in zip(
             ROLLOUT_FIELDS, (obs, counts, slots, inputs, actions, logps, values), strict=True
@@ -207,6 +211,7 @@ def collect_rollout(
     model: PolicyValueNet,
     actors: Sequence[Callable[[np.ndarray, np.ndarray], Any]],
     device: torch.device,
+    critic: PrivilegedCritic | None = None,
 ) -> tuple[Rollout, int, dict[str, float]]:
     """Play every slot of ``venv`` from a fresh reset, the seats to move grouped by who plays
     them and each group run through its network (or built-in player) in one batch, until
@@ -214,7 +219,9 @@ def collect_rollout(
     transitions (``ROLLOUT_FIELDS``: ``obs float32[N, OBSERVATION_SIZE]``, each transition's legal
     actions as ``pair_counts int64[N]`` and, over its P pairs, ``pair_slots int64[P]`` and
     ``pair_inputs float32[P, ACTION_FEATURES]``, the slots played, their log-probabilities and
-    values ``[N]``), the plays made (every seat) and the seconds spent by part."""
+    values ``[N]``; with ``critic``, the values are the critic's and ``privileged``
+    ``float32[N, PRIVILEGED_SIZE]`` holds its inputs), the plays made (every seat) and the seconds
+    spent by part."""
     config, pool = games.config, games.pool
     buffer = Rollout()
     plays = 0
@@ -252,9 +259,14 @@ def collect_rollout(
                 slots = torch.multinomial(log_probs.exp(), 1)  # a slot of action_ids: legal
                 logps = log_probs.gather(1, slots)[:, 0]
                 slots = slots[:, 0]
+                hidden = None
+                if critic is not None and who == -1:  # what the seats to move cannot see
+                    hidden = torch.from_numpy(venv.privileged(chosen)).to(device)
+                    values = critic(obs, hidden)
             actions[pick] = ids_t.gather(1, slots[:, None])[:, 0].cpu().numpy()
             if who == -1:
-                first = buffer.add(obs, pair_rows, pair_slots, inputs, slots, logps, values)
+                first = buffer.add(obs, pair_rows, pair_slots, inputs, slots, logps, values,
+                                   hidden)  # fmt: skip
                 seats = state["current_player"][chosen].tolist()
                 for k, (e, seat) in enumerate(zip(chosen.tolist(), seats, strict=True)):
                     games.trajectory_of[e][seat].append(first + k)
