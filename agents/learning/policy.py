@@ -101,10 +101,7 @@ class LearnedPolicy:
                 f"no legal action in row {int(empty[0])} of the masks: it is not that seat's turn"
             )
         flat = np.ascontiguousarray(obs, dtype=np.float32)
-        actions, features = action_inputs_batch(flat, mask)
-        logits, _ = self.model(
-            torch.from_numpy(flat), torch.from_numpy(actions), torch.from_numpy(features)
-        )
+        logits, _ = self._network(flat, mask)
         if self.sample:
             if len(flat) == 0:
                 return np.empty(0, dtype=np.int64)
@@ -115,9 +112,7 @@ class LearnedPolicy:
         if not search.searches:
             return chosen
         observations, masks = np.asarray(observations), np.asarray(masks)
-        deck_left = np.rint(flat[:, OFFSETS["deck_left"].start] * DECK_LEFT_SCALE)
-        last = LAST_DEAL if search.endgame_deals == 2 else 0
-        searched = search.endgame & (deck_left <= last)
+        searched = self._endgame_rows(flat)
         log_probs = torch.log_softmax(logits, dim=-1)
         for i in np.flatnonzero(mask.sum(axis=1) > 1):
             seen = {"observation": observations[i], "action_mask": masks[i]}
@@ -126,6 +121,21 @@ class LearnedPolicy:
                 row = logits[i]  # ties go to the network's choice
                 chosen[i] = max(scores, key=lambda a: (scores[a], float(row[a])))
         return chosen
+
+    def _network(self, flat: np.ndarray, mask: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
+        """The network on flat float32 observations ``[B, N]`` and their masks: (logits
+        ``[B, 208]``, values ``[B]``)."""
+        actions, features = action_inputs_batch(flat, mask)
+        return self.model(
+            torch.from_numpy(flat), torch.from_numpy(actions), torch.from_numpy(features)
+        )
+
+    def _endgame_rows(self, flat: np.ndarray) -> np.ndarray:
+        """``bool[B]``: the rows where this player's endgame search applies (the deck holds no
+        more than its last deal, or its last two with two-deal search)."""
+        deck_left = np.rint(flat[:, OFFSETS["deck_left"].start] * DECK_LEFT_SCALE)
+        last = LAST_DEAL if self.search.endgame_deals == 2 else 0
+        return np.asarray(self.search.endgame & (deck_left <= last))
 
     def _search_scores(
         self, seen: Observation, endgame: bool, log_probs: torch.Tensor
@@ -158,13 +168,8 @@ class LearnedPolicy:
         if self.sample or not self.search.searches or mask.sum() < 2:
             return None
         flat = np.ascontiguousarray(obs, dtype=np.float32)
-        actions, features = action_inputs_batch(flat, mask)
-        logits, _ = self.model(
-            torch.from_numpy(flat), torch.from_numpy(actions), torch.from_numpy(features)
-        )
-        deck_left = round(float(flat[0, OFFSETS["deck_left"].start]) * DECK_LEFT_SCALE)
-        last = LAST_DEAL if self.search.endgame_deals == 2 else 0
-        endgame = self.search.endgame and deck_left <= last
+        logits, _ = self._network(flat, mask)
+        endgame = bool(self._endgame_rows(flat)[0])
         return self._search_scores(observation, endgame, torch.log_softmax(logits, dim=-1)[0])
 
     def rollout_share(self, observation: Observation) -> float:
@@ -186,11 +191,7 @@ class LearnedPolicy:
         off the legal actions; the value head's estimate ``float32[B]``, in the reward's units,
         for the seat to move). Replays and the web app show them beside the moves."""
         obs, mask = batch_arrays(observations, masks)
-        flat = np.ascontiguousarray(obs, dtype=np.float32)
-        actions, features = action_inputs_batch(flat, mask)
-        logits, values = self.model(
-            torch.from_numpy(flat), torch.from_numpy(actions), torch.from_numpy(features)
-        )
+        logits, values = self._network(np.ascontiguousarray(obs, dtype=np.float32), mask)
         return torch.softmax(logits, dim=-1).numpy(), values.numpy()
 
 
