@@ -4,8 +4,8 @@ A thin front: the trainer is ``agents.train`` (also ``bastra train`` and ``pytho
 agents.train``), and ``import train`` gives its names.
 """
 
+from agents.training.command import main
 from agents.training.ppo import *  # noqa: F403
-from agents.training.ppo import main
 
 if __name__ == "__main__":
     main()

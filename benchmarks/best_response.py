@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 from agents import load_policy  # noqa: E402
 from agents.evaluation.matches import duplicate_match  # noqa: E402
 from agents.learning.network import read_checkpoint  # noqa: E402
-from agents.training.ppo import main as train_main  # noqa: E402
+from agents.training.command import main as train_main  # noqa: E402
 from agents.training.ppo import resolve_config  # noqa: E402
 
 TABLE_OF = {"bastra_2p": "2p", "bastra_4p_teams": "4p_teams"}

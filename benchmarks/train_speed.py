@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agents.training import ppo as train  # noqa: E402
+import agents.train as train  # noqa: E402
 
 
 def measure(config: str, steps: int, threads: int | str) -> dict[str, float]:

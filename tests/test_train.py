@@ -6,7 +6,7 @@ import pytest
 import torch
 import yaml
 
-import agents.training.ppo as train
+import agents.train as train
 import bastra_env
 from agents import load_policy
 

@@ -47,7 +47,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import os
 import random
 import sys
 import time
@@ -77,6 +76,7 @@ from ray.tune.registry import register_env
 from torch import nn
 
 import bastra_env
+from agents.integrations.ray_cluster import ROOT, cluster_runtime_env, init_ray  # noqa: F401 (re-exported)
 from agents.learning.network import MASKED_LOGIT, tied_summary_logits
 from agents.players.basic import Observation, legal_actions
 from bastra_env.layout import ACTION_SUMMARIES, OBSERVATION_SIZE
@@ -95,8 +95,6 @@ SNAPSHOT_PREFIX = "main_v"
 CHECKPOINT_MODULE_DIR = Path(COMPONENT_LEARNER_GROUP) / COMPONENT_LEARNER / COMPONENT_RL_MODULE
 """Where an Algorithm checkpoint keeps its RLModules (one folder per module ID)."""
 
-
-ROOT = Path(__file__).resolve().parents[2]
 
 # RLlib checkpoints of 0.2.0 name this module's classes by its old path (``agents.rllib``): once
 # this module is loaded (``load_policy`` of a checkpoint directory loads it first), that name
@@ -379,47 +377,6 @@ class SnapshotPoolCallback(RLlibCallback):
 
 
 # --------------------------------------------------------------------------- training
-
-
-def cluster_runtime_env(pip: Sequence[str] | None = None) -> dict[str, Any]:
-    """The runtime env that makes this project importable on every node of a Ray cluster."""
-    runtime_env: dict[str, Any] = {
-        "py_modules": [str(ROOT / "bastra_env"), str(ROOT / "agents")],
-        "excludes": ["__pycache__", "*.pyc", "pretrained"],
-    }
-    if pip:
-        runtime_env["pip"] = list(pip)
-    return runtime_env
-
-
-def init_ray(runtime_env: dict[str, Any] | None = None, num_cpus: int | None = None) -> bool:
-    """Connects to ``RAY_ADDRESS`` if set (shipping the project), else starts Ray locally.
-    Returns whether it started Ray (False: Ray was already initialised).
-
-    A cluster with Ray's token authentication needs ``RAY_AUTH_MODE=token`` and the cluster's
-    token (``RAY_AUTH_TOKEN``, the file ``RAY_AUTH_TOKEN_PATH`` or ``~/.ray/auth_token``) in this
-    process's environment: with an explicit ``RAY_ADDRESS`` Ray 2.60 does not turn it on by itself
-    (the cluster then answers ``InvalidAuthToken``). A refused connection raises a
-    ``ConnectionError`` that says so."""
-    import ray
-
-    if ray.is_initialized():
-        return False
-    address = os.environ.get("RAY_ADDRESS")
-    if address:
-        try:
-            ray.init(address=address, runtime_env=runtime_env or cluster_runtime_env())
-        except ConnectionError as error:
-            mode = os.environ.get("RAY_AUTH_MODE", "unset")
-            raise ConnectionError(
-                f"{error}. If the cluster uses token authentication (the log says "
-                f"InvalidAuthToken), set RAY_AUTH_MODE=token (it is {mode}) and give this process "
-                "the cluster's token: RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH=<file> or "
-                "~/.ray/auth_token (README: Ray RLlib, multi-node)"
-            ) from error
-    else:
-        ray.init(num_cpus=num_cpus, include_dashboard=False, runtime_env=runtime_env)
-    return True
 
 
 @dataclass

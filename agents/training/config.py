@@ -26,6 +26,7 @@ from typing import Any
 
 import yaml
 
+from agents.learning.expert import LEAVES
 from agents.learning.network import read_checkpoint
 from agents.learning.policy import PRETRAINED
 from agents.registry import BASELINES, policy_problem
@@ -34,7 +35,8 @@ from agents.training.options import SuggestingParser
 from bastra_env import Rules
 
 DESCRIPTION = (
-    "Self-play PPO for Bastra: one network for every seat, an opponent pool of past snapshots."
+    "Self-play training for Bastra: PPO (one network for every seat, an opponent pool of past "
+    "snapshots), or expert iteration (algorithm: exit: the network learns its search's values)."
 )
 """The first line of the trainer's ``--help``."""
 
@@ -44,6 +46,9 @@ REWARDS = ("points", "equity")
 
 CRITICS = ("shared", "privileged")
 """``Config.critic``'s values."""
+
+ALGORITHMS = ("ppo", "exit")
+"""``Config.algorithm``'s values: self-play PPO, or expert iteration (``agents.training.exit``)."""
 
 
 @dataclass
@@ -123,6 +128,38 @@ class Config:
     at most 4, fewer where other work keeps some busy)."""
     device: str = "auto"
     """"auto" (a GPU when there is one), "cpu" or "cuda"."""
+    algorithm: str = "ppo"
+    """"ppo": self-play PPO (the fields above); "exit": expert iteration (the ``exit_`` fields,
+    with ``seed``, the table, ``hidden``, ``pair_width``, ``init_from``, ``learning_rate``,
+    ``minibatch_size``, ``vf_coef``, ``reward_scale``, ``eval_*``, ``threads``)."""
+    exit_iterations: int = 10
+    """Expert iteration: iterations of self-play, learning and gating."""
+    exit_games: int = 64
+    """Self-play games (rounds under ``train_rounds: 1``) an iteration, in shards of
+    ``exit_shard_games``."""
+    exit_shard_games: int = 8
+    """Games a shard: the unit of work of one actor, with its own fixed seed."""
+    exit_worlds: int = 32
+    """The expert's PIMC worlds a decision (inferred from the deal's plays)."""
+    exit_temperature: float = 1.0
+    """Round points a unit of the policy target's logits: the target and the move played are
+    the softmax of the search's values over this."""
+    exit_network_weight: float = 0.3
+    """Points a nat of the network's log-probability added to each move's PIMC value."""
+    exit_leaf: str = "rollout"
+    """PIMC's leaf: "rollout" (the rollout policy to the round's end) or "value" (one play deep,
+    then the perfect-information critic)."""
+    exit_buffer: int = 4
+    """Iterations of self-play data the learner trains on (the newest)."""
+    exit_epochs: int = 2
+    """Passes over the buffer an iteration."""
+    exit_gate_deals: int = 200
+    """Duplicate deals (x2 rounds) of the gate: the learner's network against the best one's."""
+    exit_gate_win_rate: float = 0.5
+    """The learner becomes the self-play player when it wins at least this share of the gate."""
+    ray_workers: int = 0
+    """Expert iteration's self-play on this many Ray actors (``ray.init()`` here, or
+    ``RAY_ADDRESS``'s cluster); 0 plays the shards in this process."""
 
     def __post_init__(self) -> None:
         if (
@@ -189,6 +226,42 @@ class Config:
             )
         if self.critic not in CRITICS:
             raise ValueError(f"config critic must be one of {CRITICS}, got {self.critic!r}")
+        if self.algorithm not in ALGORITHMS:
+            raise ValueError(
+                f"config algorithm must be one of {ALGORITHMS}, got {self.algorithm!r}"
+            )
+        for name in ("exit_iterations", "exit_games", "exit_shard_games", "exit_worlds",
+                     "exit_buffer", "exit_epochs", "exit_gate_deals"):  # fmt: skip
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"config {name} must be a positive int, got {value!r}")
+        if (
+            isinstance(self.ray_workers, bool)
+            or not isinstance(self.ray_workers, int)
+            or (self.ray_workers < 0)
+        ):
+            raise ValueError(
+                f"config ray_workers must be an int >= 0 (0: no Ray), got {self.ray_workers!r}"
+            )
+        for name in ("exit_temperature", "exit_network_weight"):
+            value = getattr(self, name)
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or not (value > 0 or (value == 0 and name == "exit_network_weight"))
+            ):
+                raise ValueError(f"config {name} must be a positive number, got {value!r}")
+        if self.exit_leaf not in LEAVES:
+            raise ValueError(f"config exit_leaf must be one of {LEAVES}, got {self.exit_leaf!r}")
+        if not 0.0 <= self.exit_gate_win_rate <= 1.0:
+            raise ValueError(
+                f"config exit_gate_win_rate must be in [0, 1], got {self.exit_gate_win_rate!r}"
+            )
+        if self.algorithm == "exit" and self.train_rounds != 1:
+            raise ValueError(
+                "config algorithm exit plays single rounds: train_rounds must be 1, got "
+                f"{self.train_rounds}"
+            )
         if self.device not in ("auto", "cpu", "cuda"):
             raise ValueError(f'config device must be "auto", "cpu" or "cuda", got {self.device!r}')
 
@@ -212,6 +285,7 @@ EXAMPLES = """examples:
   bastra train --config configs/4p_teams.yaml --seed 3   # a YAML path works too
   bastra train --config quick total_env_steps=100000 hidden=128,128
   bastra train --resume runs/<run>/checkpoint_000200.pt  # continue a run exactly
+  bastra train --config exit_smoke --run-dir runs/exit   # expert iteration on local Ray actors
 (python train.py ... in a checkout and python -m agents.train ... take the same arguments)"""
 
 
@@ -355,5 +429,3 @@ def _parse_value(name: str, text: str, f: dataclasses.Field[Any]) -> Any:
         raise ValueError(
             f"--{name.replace('_', '-')}: cannot read {text!r} as {type(default).__name__}"
         ) from None
-
-

@@ -26,14 +26,12 @@ How it learns (see the README for the figures behind these choices):
   episodes only, so nothing is bootstrapped across updates and a resumed run continues exactly.
 """
 
-
 from __future__ import annotations
 
 import csv
 import dataclasses
 import json
 import random
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -101,14 +99,9 @@ class Progress:
     """The CPU threads the run trains on (``threads: auto`` resolved once; a resume keeps it)."""
 
 
-def main(argv: list[str] | None = None) -> dict[str, Any]:
-    """Train from a command line (``sys.argv[1:]`` by default) and return the run's summary. A
-    bad command line prints what is wrong and exits with status 2."""
-    try:
-        config, run_dir, resume = parse_config(sys.argv[1:] if argv is None else argv)
-    except (ValueError, TypeError) as error:
-        print(f"{build_parser().prog}: error: {error}", file=sys.stderr)
-        raise SystemExit(2) from None
+def train_ppo(config: Config, run_dir: Path, resume: str | None = None) -> dict[str, Any]:
+    """Self-play PPO (module docs) into ``run_dir``, continuing ``resume`` where given; the run's
+    summary. The command line is ``agents.training.command.main``'s."""
     device = seed_everything(config)
     threads = set_up_threads(config, read_checkpoint(resume).get("threads", 0) if resume else 0)
     rng = np.random.default_rng(config.seed)
@@ -535,13 +528,9 @@ __all__ = [
     "equity_reward",
     "evaluate_learner",
     "imitate",
-    "main",
     "parse_config",
     "ppo_update",
     "resolve_config",
     "shipped_configs",
+    "train_ppo",
 ]
-
-
-if __name__ == "__main__":
-    main()

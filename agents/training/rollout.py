@@ -117,8 +117,6 @@ class Rollout:
         return {name: torch.cat(parts) for name, parts in self.parts.items()}
 
 
-
-
 class SelfPlayGames:
     """Who plays each game slot of the vector env, and each seat's trajectory in it.
 
