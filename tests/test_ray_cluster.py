@@ -316,3 +316,73 @@ def test_rllib_selfplay_example_trains_on_the_worker_node(cluster):
         assert moves == 12
     finally:
         torch.set_num_threads(threads)
+
+
+EXIT_DRIVER = """
+import hashlib, json, os, signal, threading, time
+import numpy as np, torch
+from agents.integrations.ray_selfplay import RaySelfPlay
+from agents.learning.expert import SHARD_FIELDS, ExpertConfig, Weights, shard_seed
+from agents.learning.network import NetworkConfig, PolicyValueNet
+from bastra_env import Rules
+
+torch.manual_seed(0)
+weights = Weights.of(PolicyValueNet(NetworkConfig(hidden=(32,), pair_width=16)))
+config = ExpertConfig(rules=Rules(num_players=2, max_rounds=1).to_dict(), worlds=4, games=1)
+seeds = [shard_seed(0, 1, s) for s in range(4)]
+runner = RaySelfPlay(1)  # RAY_ADDRESS: the cluster, with the token
+before = runner.where()
+killed = []
+
+def kill_mid_shard(index, result):
+    if not killed:  # the actor has its next shard: kill its process while it plays it
+        killed.append(result["worker_pid"])
+        threading.Timer(0.3, os.kill, (result["worker_pid"], signal.SIGKILL)).start()
+
+shards = runner.run(weights, config, seeds, on_result=kill_mid_shard)
+h = hashlib.sha256()
+for shard in shards:
+    for name in SHARD_FIELDS:
+        h.update(np.ascontiguousarray(shard[name]).tobytes())
+print("EXIT " + json.dumps({"before": before, "after": runner.where(), "killed": killed,
+                            "replaced": runner.replaced, "digest": h.hexdigest(),
+                            "decisions": [int(s["decisions"]) for s in shards]}), flush=True)
+runner.close()
+"""
+
+
+def test_expert_iteration_self_play_on_the_worker_node_survives_a_killed_actor(cluster):
+    """Expert iteration's self-play actors on the cluster (token authentication on): placed on
+    the worker node (the only one with a CPU), the actor's process killed while it plays a shard,
+    the shard played again by a fresh actor there, and the iteration's data exactly what this
+    process computes for the same shards."""
+    import hashlib
+
+    import numpy as np
+    import torch
+
+    from agents.learning.expert import SHARD_FIELDS, ExpertConfig, Weights, play_shard, shard_seed
+    from agents.learning.network import NetworkConfig, PolicyValueNet
+    from bastra_env import Rules
+
+    result = cluster.run(["-c", EXIT_DRIVER])
+    output = result.stdout + result.stderr
+    lines = [ln for ln in result.stdout.splitlines() if ln.startswith("EXIT ")]
+    assert result.returncode == 0 and lines, output
+    found = json.loads(lines[0][len("EXIT ") :])
+    assert found["killed"] and found["replaced"] >= 1, found
+    nodes = {actor["node_id"] for actor in found["before"] + found["after"]}
+    assert nodes == {cluster.worker_node_id}, found
+    assert found["after"][0]["pid"] != found["before"][0]["pid"]  # a fresh actor
+
+    torch.manual_seed(0)
+    weights = Weights.of(PolicyValueNet(NetworkConfig(hidden=(32,), pair_width=16)))
+    config = ExpertConfig(rules=Rules(num_players=2, max_rounds=1).to_dict(), worlds=4, games=1)
+    h = hashlib.sha256()
+    for s in range(4):
+        shard = play_shard(weights, config, shard_seed(0, 1, s))
+        for name in SHARD_FIELDS:
+            h.update(np.ascontiguousarray(shard[name]).tobytes())
+    assert found["digest"] == h.hexdigest(), found  # none lost, none twice
+    assert found["decisions"] == [48] * 4
+    assert_only_loopback_sockets(cluster)

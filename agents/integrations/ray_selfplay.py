@@ -56,7 +56,8 @@ class SelfPlayActor:
             pass
 
     def play(self, weights: Weights, config: ExpertConfig, seed: int) -> dict[str, Any]:
-        return play_shard(weights, config, seed)
+        """``play_shard``'s result, with ``worker_pid``: the process that played it."""
+        return {**play_shard(weights, config, seed), "worker_pid": os.getpid()}
 
     def where(self) -> dict[str, Any]:
         """This actor's process id and Ray node id (tests check placement and kill it)."""

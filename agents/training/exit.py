@@ -161,9 +161,11 @@ def train_exit(config: Config, run_dir: Path, resume: str | None = None) -> dict
     if payload is not None:
         progress, buffer = restore_exit(payload, model, critic, best, optimizer, generator)
         progress.threads = threads
-    ppo.start_logs(run_dir, resumed=payload is not None)
+    ppo.start_logs(run_dir, resumed=payload is not None)  # eval.csv (and PPO's metrics.csv)
     metrics_path = run_dir / "metrics.csv"
-    if payload is None or not metrics_path.exists():
+    with metrics_path.open(newline="") as f:
+        header = next(csv.reader(f), [])
+    if header != EXIT_METRICS:  # a fresh run, or a resume into a new folder
         with metrics_path.open("w", newline="") as f:
             csv.writer(f).writerow(EXIT_METRICS)
 
