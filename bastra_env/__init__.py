@@ -17,7 +17,7 @@ from .env import env, raw_env
 from .game import Game, Move, RoundResult
 from .rules import Rules
 
-__version__ = "0.3.0"
+__version__ = "0.4.0"
 """The package version: the one place it is written (``pyproject.toml`` reads it)."""
 
 if "bastra/bastra-v0" not in getattr(pettingzoo, "aec_registry", {"bastra/bastra-v0": None}):
