@@ -45,8 +45,12 @@ class Command:
 COMMANDS = {
     "train": Command(
         "agents.train",
-        "self-play PPO training from a YAML config or a shipped one (smoke, quick, 2p, 4p_teams)",
-        ("bastra train --config smoke --run-dir runs/smoke",),
+        "self-play training from a YAML config or a shipped one: PPO (smoke, quick, 2p, 4p_teams)"
+        " or expert iteration (exit_smoke, exit_2p, exit_4p_teams)",
+        (
+            "bastra train --config smoke --run-dir runs/smoke",
+            "bastra train --config exit_smoke --run-dir runs/exit",
+        ),
     ),
     "evaluate": Command(
         "agents.evaluate",

@@ -54,7 +54,8 @@ def main() -> None:
         raise SystemExit(f"{args.checkpoint} holds no critic: an expert-iteration checkpoint?")
     table = trained_table(payload) or "2p"
     search = ExpertConfig(rules=payload["rules"], worlds=args.worlds).search()
-    critic = PrivilegedCritic(hidden=tuple(payload["config"]["hidden"]))
+    critic = PrivilegedCritic(payload["network"]["observation_size"],
+                              tuple(payload["config"]["hidden"]))  # fmt: skip
     critic.load_state_dict(payload["critic"])
     critic.eval()
     value = load_learned(args.checkpoint, search=search, name="value leaf")
