@@ -59,7 +59,10 @@ def main() -> None:
     seeds = [shard_seed(0, 1, s) for s in range(args.shards)]
     runners: list[tuple[str, object]] = [("in this process (ray_workers: 0)", LocalSelfPlay())]
     try:
+        from agents.integrations.ray_cluster import init_ray
         from agents.integrations.ray_selfplay import RaySelfPlay
+
+        init_ray(num_cpus=2)  # one Ray instance for both lines (RAY_ADDRESS: that cluster)
 
         runners += [(f"{n} Ray actor{'s' * (n > 1)}", RaySelfPlay(n)) for n in (1, 2)]
     except ImportError as error:
