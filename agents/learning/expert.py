@@ -187,10 +187,9 @@ def play_shard(weights: Weights, config: ExpertConfig, seed: int) -> dict[str, A
                 assert scores is not None  # the player searches every decision with a choice
                 probs = softmax_target(scores, config.temperature)
                 choices = list(probs)
-                weights_ = np.array([probs[a] for a in choices])
-                actions[k] = choices[int(rng.choice(len(choices), p=weights_ / weights_.sum()))]
-                for a, p in probs.items():
-                    target[a] = p
+                shares = np.array([probs[a] for a in choices])
+                actions[k] = choices[int(rng.choice(len(choices), p=shares / shares.sum()))]
+                target[choices] = shares
                 searched += 1
             open_rows[g].append((len(rows["obs"]), int(state["current_player"][g])))
             rows["obs"].append(obs.astype(np.float16))
