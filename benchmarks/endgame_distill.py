@@ -36,7 +36,6 @@ import torch.nn.functional as F  # noqa: E402
 from agents.evaluation.matches import duplicate_match  # noqa: E402
 from agents.learning.config import SearchConfig  # noqa: E402
 from agents.learning.policy import LearnedPolicy, load_learned  # noqa: E402
-from agents.players.kernels import action_inputs_batch  # noqa: E402
 from bastra_env import Rules  # noqa: E402
 from bastra_env.rules import TABLES  # noqa: E402
 from bastra_env.vector import VectorEnv  # noqa: E402
@@ -44,11 +43,9 @@ from bastra_env.vector import VectorEnv  # noqa: E402
 BATCH = 64  # games a vector env plays at once
 
 
-def forward(model: torch.nn.Module, obs: np.ndarray, mask: np.ndarray) -> torch.Tensor:
-    """The network's logits ``[B, 208]`` on float32 observations and their masks."""
-    actions, features = action_inputs_batch(obs, mask)
-    logits, _ = model(torch.from_numpy(obs), torch.from_numpy(actions), torch.from_numpy(features))
-    return logits  # type: ignore[no-any-return]
+def logits(player: LearnedPolicy, obs: np.ndarray, mask: np.ndarray) -> torch.Tensor:
+    """The player's network's logits ``[B, 208]`` on float32 observations and their masks."""
+    return player._network(obs, mask)[0]
 
 
 def collect(searcher: LearnedPolicy, rounds: int, seed: int) -> dict[str, np.ndarray]:
@@ -68,7 +65,7 @@ def collect(searcher: LearnedPolicy, rounds: int, seed: int) -> dict[str, np.nda
             mask = state["action_mask"][games].astype(bool)
             endgame = searcher._endgame_rows(obs)
             with torch.no_grad():
-                probs = torch.softmax(forward(searcher.model, obs, mask), -1).numpy()
+                probs = torch.softmax(logits(searcher, obs, mask), -1).numpy()
             acts = np.empty(len(games), np.int64)
             for k, g in enumerate(games):
                 legal = np.flatnonzero(mask[k])
@@ -173,32 +170,32 @@ def main() -> None:
     with torch.no_grad():
         anchor = torch.cat(
             [
-                torch.log_softmax(
-                    forward(packaged.model, obs[s : s + 4096], mask[s : s + 4096]), -1
-                )
+                torch.log_softmax(logits(packaged, obs[s : s + 4096], mask[s : s + 4096]), -1)
                 for s in range(0, len(obs), 4096)
             ]
         )
 
-    def agreement(model: torch.nn.Module, rows: np.ndarray) -> float:
+    def agreement(player: LearnedPolicy, rows: np.ndarray) -> float:
         rows = rows[endgame[rows]]
         with torch.no_grad():
-            chosen = forward(model, obs[rows], mask[rows]).argmax(-1).numpy()
+            chosen = logits(player, obs[rows], mask[rows]).argmax(-1).numpy()
         return float((chosen == best[rows]).mean())
 
     print(
         f"2. cloning: {int(endgame[train].sum())} endgame decisions (gap >= {args.min_gap}) of "
         f"{int(endgame.sum())}, {int((~endgame[train]).sum())} anchors; held-out agreement with "
-        f"the search, packaged network: {agreement(packaged.model, held):.1%}",
+        f"the search, packaged network: {agreement(packaged, held):.1%}",
         flush=True,
     )
-    model = copy.deepcopy(packaged.model).train()
+    clone = copy.deepcopy(packaged)
+    clone.name = "clone"
+    model = clone.model.train()
     optimiser = torch.optim.Adam(model.parameters(), lr=args.lr)
     for epoch in range(args.epochs):
         shuffled = rng.permutation(train)
         for s in range(0, len(shuffled), 256):
             b = shuffled[s : s + 256]
-            log_p = torch.log_softmax(forward(model, obs[b], mask[b]), -1)
+            log_p = torch.log_softmax(logits(clone, obs[b], mask[b]), -1)
             rows_eg = torch.from_numpy(endgame[b])
             loss = torch.zeros(())
             if rows_eg.any():
@@ -214,11 +211,9 @@ def main() -> None:
             loss.backward()  # type: ignore[no-untyped-call]
             optimiser.step()
         model.eval()
-        print(f"  epoch {epoch + 1}: held-out agreement {agreement(model, held):.1%}", flush=True)
+        print(f"  epoch {epoch + 1}: held-out agreement {agreement(clone, held):.1%}", flush=True)
         model.train()
     model.eval()
-    clone = copy.deepcopy(packaged)
-    clone.model, clone.name = model, "clone"
 
     print(f"3. play: the network alone, {args.deals} duplicate deals, single rounds", flush=True)
     matches = [

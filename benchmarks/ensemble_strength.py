@@ -26,6 +26,8 @@ from agents.evaluation.matches import duplicate_match  # noqa: E402
 from agents.learning.config import SearchConfig  # noqa: E402
 from agents.learning.policy import LearnedPolicy, load_learned  # noqa: E402
 from agents.players.heuristic import HeuristicPolicy  # noqa: E402
+from agents.players.kernels import batch_arrays  # noqa: E402
+from bastra_env.rules import TABLES  # noqa: E402
 
 
 class Ensemble:
@@ -36,8 +38,8 @@ class Ensemble:
 
     @torch.no_grad()
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        flat = np.ascontiguousarray(np.asarray(observations, dtype=np.float32))
-        mask = np.asarray(masks).astype(bool)
+        obs, mask = batch_arrays(observations, masks)  # checked shapes, as LearnedPolicy's
+        flat = np.ascontiguousarray(obs, dtype=np.float32)
         total = sum(torch.log_softmax(p._network(flat, mask)[0], -1) for p in self.members)
         assert isinstance(total, torch.Tensor)
         return torch.argmax(total, -1).numpy().astype(np.int64)
@@ -50,7 +52,7 @@ class Ensemble:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("models", nargs="+", help="packaged names or checkpoint paths")
-    parser.add_argument("--table", default="2p", choices=["2p", "4p_teams"])
+    parser.add_argument("--table", default="2p", choices=list(TABLES))
     parser.add_argument("--deals", type=int, default=500, help="duplicate deals (x2 games)")
     parser.add_argument("--seed", type=int, default=2026)
     args = parser.parse_args()
