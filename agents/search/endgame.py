@@ -32,6 +32,7 @@ its scale, where the "rules" piece is capped).
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -43,6 +44,7 @@ from agents.search.endgame_kernels import (
     I_SCORING,
     I_SEARCH,
     I_SEATS,
+    I_SIZES,
     I_TARGET,
     I_TOTAL_MINE,
     I_TOTAL_THEIRS,
@@ -177,6 +179,55 @@ def solve(
         modelled = _modelled_values(obs, orders, equity)
         values = {a: (1 - model_weight) * v + model_weight * modelled[a] for a, v in values.items()}
     return values
+
+
+def world_values(
+    observation: Observation,
+    hands: Sequence[Iterable[int]],
+    deck: Sequence[int] = (),
+    max_team_cards: int = 3,
+) -> dict[int, float] | None:
+    """``{action: round point difference for my side under best play}`` in one known world: the
+    other seats' hands ``hands`` (card ids, the seats after mine in turn order) and the cards
+    still in the deck ``deck`` (top first: the engine deals them one at a time from the dealer's
+    left). Where ``solve(observation, deals=2)`` searches (the deck empty, or a two-player
+    last-but-one deal) and ``None`` elsewhere. Together the hands and the deck must be exactly the
+    cards the observation has not seen (``ValueError`` otherwise). Every seat plays knowing every
+    card, so the value is the game's own only where nothing is hidden (the two-player last deal).
+
+    What ``agents.training.endgame`` learns from: in self-play the true hidden cards are a draw
+    from what the seat's observation leaves possible, so over many decisions a move's value in
+    the true world averages to its value in ``solve``'s perfect-information Monte Carlo, with the
+    true posterior (inference included) and no sampling error in the mean."""
+    obs = np.asarray(observation["observation"])
+    info, legal, unseen = read_position(obs, np.asarray(observation["action_mask"]),
+                                        max_team_cards, LAST_DEAL, _LAYOUT, _SCALES,
+                                        OBSERVED_CAP)  # fmt: skip
+    if not info[I_SEARCH]:
+        return None
+    seats = int(info[I_SEATS])
+    if len(hands) != seats - 1:
+        raise ValueError(f"world_values needs the hands of the other {seats - 1} seats, "
+                         f"got {len(hands)}")  # fmt: skip
+    order: list[int] = []
+    for seat, hand in enumerate(hands, start=1):
+        cards = [int(c) for c in hand]
+        if len(cards) != int(info[I_SIZES + seat]):
+            raise ValueError(f"seat {seat} after mine holds {int(info[I_SIZES + seat])} cards, "
+                             f"the world gives it {len(cards)}")  # fmt: skip
+        order += cards
+    deck = [int(c) for c in deck]
+    if deck:  # ``search`` takes the last deal as my four cards, then the other seat's four
+        mine_first = not obs[OFFSETS["dealer"].start]  # the dealer's left is dealt first
+        deck = deck[0::2] + deck[1::2] if mine_first else deck[1::2] + deck[0::2]
+    order += deck
+    if sorted(order) != sorted(unseen.tolist()):
+        raise ValueError("the world's hands and deck are not the cards this seat has not seen")
+    left = int(info[I_DECK])
+    totals = info[[I_TOTAL_MINE, I_TOTAL_THEIRS]]
+    orders = np.array(order, dtype=np.int64).reshape(1, -1)
+    sums, used = search(info, orders, legal, left // seats, 0, POINTS_ONLY, totals)
+    return {a: v / used for a, v in zip(legal.tolist(), sums.tolist(), strict=True)}
 
 
 def _modelled_values(obs: np.ndarray, orders: np.ndarray, equity: np.ndarray) -> dict[int, float]:

@@ -1,6 +1,7 @@
 """The trainer's command line: ``bastra train``, ``python -m agents.train`` and ``python train.py``
 in a checkout. It reads the config (``agents.training.config``) and runs its ``algorithm``:
-self-play PPO (``agents.training.ppo``) or expert iteration (``agents.training.exit``)."""
+self-play PPO (``agents.training.ppo``), expert iteration (``agents.training.exit``) or learning
+the endgame search (``agents.training.endgame``)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import sys
 from typing import Any
 
 from agents.training.config import build_parser, parse_config
+from agents.training.endgame import train_endgame
 from agents.training.exit import train_exit
 from agents.training.ppo import train_ppo
 
@@ -22,6 +24,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         raise SystemExit(2) from None
     if config.algorithm == "exit":
         return train_exit(config, run_dir, resume)
+    if config.algorithm == "endgame":
+        return train_endgame(config, run_dir, resume)
     return train_ppo(config, run_dir, resume)
 
 

@@ -36,7 +36,8 @@ from bastra_env import Rules
 
 DESCRIPTION = (
     "Self-play training for Bastra: PPO (one network for every seat, an opponent pool of past "
-    "snapshots), or expert iteration (algorithm: exit: the network learns its search's values)."
+    "snapshots), expert iteration (algorithm: exit: the network learns its search's values), or "
+    "the endgame (algorithm: endgame: the network learns the endgame search's values)."
 )
 """The first line of the trainer's ``--help``."""
 
@@ -47,8 +48,9 @@ REWARDS = ("points", "equity")
 CRITICS = ("shared", "privileged")
 """``Config.critic``'s values."""
 
-ALGORITHMS = ("ppo", "exit")
-"""``Config.algorithm``'s values: self-play PPO, or expert iteration (``agents.training.exit``)."""
+ALGORITHMS = ("ppo", "exit", "endgame")
+"""``Config.algorithm``'s values: self-play PPO, expert iteration (``agents.training.exit``), or
+learning the endgame search's values (``agents.training.endgame``)."""
 
 
 @dataclass
@@ -131,7 +133,10 @@ class Config:
     algorithm: str = "ppo"
     """"ppo": self-play PPO (the fields above); "exit": expert iteration (the ``exit_`` fields,
     with ``seed``, the table, ``hidden``, ``pair_width``, ``init_from``, ``learning_rate``,
-    ``minibatch_size``, ``vf_coef``, ``reward_scale``, ``eval_*``, ``threads``)."""
+    ``minibatch_size``, ``vf_coef``, ``reward_scale``, ``eval_*``, ``threads``); "endgame": the
+    network from ``init_from`` learns the endgame search's value of every move (the
+    ``endgame_`` fields, with ``seed``, the table, ``learning_rate``, ``minibatch_size``,
+    ``max_grad_norm``, ``eval_*``, ``threads``)."""
     exit_iterations: int = 10
     """Expert iteration: iterations of self-play, learning and gating."""
     exit_games: int = 64
@@ -157,6 +162,11 @@ class Config:
     """Duplicate deals (x2 rounds) of the gate: the learner's network against the best one's."""
     exit_gate_win_rate: float = 0.5
     """The learner becomes the self-play player when it wins at least this share of the gate."""
+    endgame_rounds: int = 50_000
+    """Learning the endgame: self-play rounds of data (each gives about 12 searched decisions
+    in 2p)."""
+    endgame_epochs: int = 6
+    """Learning the endgame: passes over the data."""
     ray_workers: int = 0
     """Expert iteration's self-play on this many Ray actors (``ray.init()`` here, or
     ``RAY_ADDRESS``'s cluster); 0 plays the shards in this process."""
@@ -231,7 +241,8 @@ class Config:
                 f"config algorithm must be one of {ALGORITHMS}, got {self.algorithm!r}"
             )
         for name in ("exit_iterations", "exit_games", "exit_shard_games", "exit_worlds",
-                     "exit_buffer", "exit_epochs", "exit_gate_deals"):  # fmt: skip
+                     "exit_buffer", "exit_epochs", "exit_gate_deals", "endgame_rounds",
+                     "endgame_epochs"):  # fmt: skip
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"config {name} must be a positive int, got {value!r}")
@@ -257,11 +268,22 @@ class Config:
             raise ValueError(
                 f"config exit_gate_win_rate must be in [0, 1], got {self.exit_gate_win_rate!r}"
             )
-        if self.algorithm == "exit" and self.train_rounds != 1:
+        if self.algorithm in ("exit", "endgame") and self.train_rounds != 1:
             raise ValueError(
-                "config algorithm exit plays single rounds: train_rounds must be 1, got "
-                f"{self.train_rounds}"
+                f"config algorithm {self.algorithm} plays single rounds: train_rounds must be 1, "
+                f"got {self.train_rounds}"
             )
+        if self.algorithm == "endgame":
+            if not self.init_from:
+                raise ValueError(
+                    "config algorithm endgame teaches a trained network its endgame: set "
+                    "init_from (a checkpoint path or a packaged model)"
+                )
+            if not (self.num_players == 2 or self.teams):
+                raise ValueError(
+                    "config algorithm endgame needs a table the endgame search plays: 2 players "
+                    "or the team game"
+                )
         if self.device not in ("auto", "cpu", "cuda"):
             raise ValueError(f'config device must be "auto", "cpu" or "cuda", got {self.device!r}')
 
@@ -286,6 +308,7 @@ EXAMPLES = """examples:
   bastra train --config quick total_env_steps=100000 hidden=128,128
   bastra train --resume runs/<run>/checkpoint_000200.pt  # continue a run exactly
   bastra train --config exit_smoke --run-dir runs/exit   # expert iteration on local Ray actors
+  bastra train --config endgame_smoke --run-dir runs/eg  # the network learns the endgame's values
 (python train.py ... in a checkout and python -m agents.train ... take the same arguments)"""
 
 

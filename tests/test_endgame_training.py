@@ -1,0 +1,113 @@
+"""Learning the endgame search (``algorithm: endgame``): the values it learns from (exact in a
+known world), the run (its files, a held-out regret that falls, an exact resume), bad fields."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+import torch
+
+import agents.train as train
+import bastra_env
+from agents import HeuristicPolicy, load_policy
+from agents.learning.policy import pretrained_path
+from agents.search.endgame import solve, world_values
+from agents.training.endgame import train_endgame
+
+from .test_endgame import banked, play_to_deal
+
+TINY = ["--config", "endgame_smoke", "endgame_rounds=512", "endgame_epochs=3", "eval_deals=2",
+        "learning_rate=0.001", "threads=1"]  # fmt: skip
+
+
+def hidden(game) -> tuple[list[list[int]], list[int]]:
+    """The other seats' hands (in turn order after the seat to move) and the deck's rest."""
+    n, me = game.num_players, game.current
+    hands = [[c for c in range(52) if game.hands[(me + i) % n] >> c & 1] for i in range(1, n)]
+    return hands, [int(c) for c in game.deck[game.deck_pos :]]
+
+
+@pytest.mark.parametrize("rules", [{}, {"last_play_bastra": False, "most_cards_points": 5}])
+def test_world_values_are_what_best_play_in_the_true_world_scores(rules):
+    """From the first play of the 2p last-but-one deal both seats play ``world_values``' best move
+    in the true world (the engine dealing the last deal between them), then the exact search's:
+    the round's final point difference is the first value. In the last deal it is ``solve``'s."""
+    heuristic = HeuristicPolicy()
+    for seed in range(6):
+        env = bastra_env.raw_env(num_players=2, max_rounds=1, **rules)
+        env.reset(seed=seed)
+        play_to_deal(env, heuristic, left=8)
+        game = env.game
+        me = game.current
+        predicted = max(world_values(env.observe(env.agent_selection), *hidden(game)).values())
+        before = banked(game, me)
+        while not game.done:
+            seen = env.observe(env.agent_selection)
+            values = world_values(seen, *hidden(game))
+            assert values is not None
+            if game.deck_pos == len(game.deck):
+                assert values == pytest.approx(solve(seen))
+            env.step(max(values, key=values.get))
+        total = game.results[-1].total
+        assert total[me] - total[1 - me] - before == predicted, seed
+
+
+def test_world_values_refuse_a_world_the_seat_could_not_be_in():
+    env = bastra_env.raw_env(num_players=2, max_rounds=1)
+    env.reset(seed=1)
+    play_to_deal(env, HeuristicPolicy(), left=8)
+    seen = env.observe(env.agent_selection)
+    hands, deck = hidden(env.game)
+    with pytest.raises(ValueError, match="not the cards this seat has not seen"):
+        world_values(seen, hands, [*deck[:-1], hands[0][0]])
+    with pytest.raises(ValueError, match="holds 4 cards"):
+        world_values(seen, [hands[0][:3]], deck)
+    with pytest.raises(ValueError, match="hands of the other 1 seats"):
+        world_values(seen, [hands[0], []], deck)
+    env.reset(seed=1)  # the first deal: nothing to search
+    assert world_values(env.observe(env.agent_selection), *hidden(env.game)) is None
+
+
+def read_metrics(run) -> list[dict[str, str]]:
+    return list(csv.DictReader((run / "metrics.csv").open()))
+
+
+def test_an_endgame_run_learns_writes_its_files_and_resumes_exactly(tmp_path):
+    run = tmp_path / "run"
+    summary = train.main([*TINY, "--run-dir", str(run)])
+    for name in ("final.pt", "checkpoint_000001.pt", "checkpoint_000003.pt", "curves.png",
+                 "eval.csv", "summary.json", "config.yaml"):  # fmt: skip
+        assert (run / name).is_file(), name
+    rows = read_metrics(run)
+    assert [r["epoch"] for r in rows] == ["0", "1", "2", "3"]
+    assert int(rows[0]["searched"]) > 5 * 512  # about 6 in the last deal of a 2p round
+    # the points the policy gives away in expectation (what it learns to lower) fall pass by pass
+    losses = [float(r["regret_loss"]) for r in rows[1:]]
+    assert losses[0] > losses[1] > losses[2]
+    assert summary["env_steps"] == 512 * 48
+    policy = load_policy(str(run / "final.pt"))
+    start = load_policy("bastra_2p")
+    learnt, started = policy.model.state_dict(), start.model.state_dict()
+    assert any(not torch.equal(learnt[k], started[k]) for k in learnt)
+
+    resumed = tmp_path / "resumed"
+    train.main(["--resume", str(run / "checkpoint_000001.pt"), "--run-dir", str(resumed)])
+    a = torch.load(run / "final.pt", weights_only=True)["model"]
+    b = torch.load(resumed / "final.pt", weights_only=True)["model"]
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    assert read_metrics(resumed)[-1]["held_out_regret"] == rows[-1]["held_out_regret"]
+
+
+def test_bad_endgame_fields_are_named(tmp_path):
+    with pytest.raises(ValueError, match="set init_from"):
+        train.Config(algorithm="endgame")
+    with pytest.raises(ValueError, match="endgame_rounds must be a positive int"):
+        train.Config(algorithm="endgame", init_from="bastra_2p", endgame_rounds=0)
+    with pytest.raises(ValueError, match="2 players or the team game"):
+        train.Config(algorithm="endgame", init_from="bastra_2p", num_players=3)
+    with pytest.raises(ValueError, match="train_rounds must be 1"):
+        train.Config(algorithm="endgame", init_from="bastra_2p", train_rounds=0)
+    config = train.Config(algorithm="endgame", init_from="bastra_2p")
+    with pytest.raises(ValueError, match="not an endgame run's"):
+        train_endgame(config, tmp_path / "run", str(pretrained_path("bastra_2p")))
