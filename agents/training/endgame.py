@@ -38,6 +38,7 @@ import copy
 import csv
 import dataclasses
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +71,8 @@ ENDGAME_METRICS = ["epoch", "searched", "anchors", "collect_s", "samples", "lear
                    "held_out_best"]  # fmt: skip
 """The columns of the run's ``metrics.csv``: one row before learning (epoch 0), one a pass."""
 _DECK_LEFT = OFFSETS["deck_left"].start
+Collector = Callable[[PolicyValueNet, Config, int, Any], dict[str, np.ndarray]]
+"""Step 1's signature: (starting network, config, threads, progress bar or None) -> the data."""
 
 
 def endgame_rows(observations: np.ndarray) -> np.ndarray:
@@ -246,8 +249,12 @@ def learn_epoch(
     return {k: v / max(batches, 1) for k, v in totals.items()}, step
 
 
-def train_endgame(config: Config, run_dir: Path, resume: str | None = None) -> dict[str, Any]:
-    """Run the endgame learning of the module docs into ``run_dir``; the run's summary."""
+def train_endgame(
+    config: Config, run_dir: Path, resume: str | None = None, collector: Collector | None = None
+) -> dict[str, Any]:
+    """Run the endgame learning of the module docs into ``run_dir``; the run's summary.
+    ``collector``: what step 1 collects (``collect`` by default; an experiment may value other
+    decisions, with the same arrays: ``benchmarks/rollout_values.py``)."""
     device = ppo.seed_everything(config)
     payload = read_checkpoint(resume) if resume else None
     if payload is not None and "endgame_epoch" not in payload:
@@ -277,7 +284,7 @@ def train_endgame(config: Config, run_dir: Path, resume: str | None = None) -> d
     started = time.perf_counter()
     with tqdm(total=config.endgame_rounds, unit="round", desc="self-play",
               dynamic_ncols=True) as bar:  # fmt: skip
-        data = collect(start_model, config, threads, bar)
+        data = (collector or collect)(start_model, config, threads, bar)
     collect_s = time.perf_counter() - started
     split = np.random.default_rng([config.seed, 11]).permutation(len(data["obs"]))
     held, train = split[: len(split) // HELD_OUT], split[len(split) // HELD_OUT :]
