@@ -89,8 +89,8 @@ def test_an_unknown_config_field_is_named_with_the_closest_field(capsys, tmp_pat
         agents.train.parse_config(["--config", str(bad)])
     with pytest.raises(ValueError, match=r"did you mean --config configs/2p\.yaml"):
         agents.train.parse_config(["configs/2p.yaml"])  # --config forgotten
-    shipped = (r"\(2p, 4p_teams, endgame_2p, endgame_4p_teams, endgame_smoke, exit_2p, exit_4p_teams, "
-               r"exit_smoke, quick, smoke\)")
+    shipped = (r"\(2p, 4p_teams, endgame_2p, endgame_4p_teams, endgame_smoke, exit_2p, "
+               r"exit_4p_teams, exit_smoke, quick, smoke\)")
     with pytest.raises(ValueError, match=r"not a shipped config " + shipped):
         agents.train.parse_config(["--config", "smok"])
     code, _, err = run_cli(["train", "--config", "4p_team"], capsys)

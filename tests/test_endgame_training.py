@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 
+import numpy as np
 import pytest
 import torch
 
@@ -13,7 +14,8 @@ import bastra_env
 from agents import HeuristicPolicy, load_policy
 from agents.learning.policy import pretrained_path
 from agents.search.endgame import solve, world_values
-from agents.training.endgame import train_endgame
+from agents.training.endgame import collect, endgame_rows, train_endgame
+from bastra_env.layout import OFFSETS
 
 from .test_endgame import banked, play_to_deal
 
@@ -111,3 +113,24 @@ def test_bad_endgame_fields_are_named(tmp_path):
     config = train.Config(algorithm="endgame", init_from="bastra_2p")
     with pytest.raises(ValueError, match="not an endgame run's"):
         train_endgame(config, tmp_path / "run", str(pretrained_path("bastra_2p")))
+
+
+def test_the_team_game_learns_the_cards_its_endgame_search_plays():
+    """``endgame_4p_teams``: the valued decisions are those of the last three cards of a hand
+    (what the team game's endgame search plays), each with the best legal move at gap 0, the
+    others at or above it, and nothing outside the legal moves."""
+    config, _, _ = train.parse_config(["--config", "endgame_4p_teams", "endgame_rounds=64",
+                                       "threads=1"])  # fmt: skip
+    assert config.num_players == 4 and config.teams
+    model = load_policy("bastra_4p_teams").model
+    data = collect(model, config, threads=1)
+    valued = data["searched"]
+    hand = data["obs"][:, OFFSETS["hand"]].astype(bool).sum(1)
+    last_deal = endgame_rows(data["obs"].astype(np.float32))
+    assert last_deal[valued].all() and set(hand[valued].tolist()) == {1, 2, 3}
+    assert valued.sum() > 64 * 4 * 2 * 0.9  # nearly every seat's choices of its last three cards
+    assert (hand[last_deal & ~valued] == 4).all()  # the last deal's first card: an anchor
+    gaps, mask = data["gaps"][valued].astype(float), data["mask"][valued]
+    assert (gaps[~mask] == 0).all() and (gaps >= 0).all()
+    assert ((gaps == 0) & mask).any(1).all()  # a best move in every valued decision
+    assert (gaps > 0).any()  # moves differ somewhere: the values are not all equal
