@@ -163,8 +163,8 @@ class Config:
     exit_gate_win_rate: float = 0.5
     """The learner becomes the self-play player when it wins at least this share of the gate."""
     endgame_rounds: int = 50_000
-    """Learning the endgame: self-play rounds of data (each gives about 12 searched decisions
-    in 2p)."""
+    """Learning the endgame: self-play rounds of data (each gives about 6 searched decisions in
+    2p, 8 in the team game)."""
     endgame_epochs: int = 6
     """Learning the endgame: passes over the data."""
     ray_workers: int = 0
