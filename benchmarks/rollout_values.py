@@ -85,12 +85,7 @@ def rollout_collector(share: float) -> E.Collector:
                 games = np.flatnonzero(live)
                 obs = np.ascontiguousarray(state["observation"][games], dtype=np.float32)
                 mask = state["action_mask"][games].astype(bool)
-                logits = E.network_logits(model, obs, mask).detach()
-                probs = torch.softmax(logits.double(), -1).numpy()
-                drawn = (probs.cumsum(1) < rng.random(len(games))[:, None]).sum(1)
-                drawn = drawn.clip(max=NUM_ACTIONS - 1)
-                actions = np.where(mask[np.arange(len(games)), drawn], drawn,
-                                   logits.argmax(-1).numpy())  # fmt: skip
+                actions = E.sample_actions(model, obs, mask, rng)
                 last_deal = E.endgame_rows(obs)
                 for k in np.flatnonzero(mask.sum(1) > 1):
                     sampled = not last_deal[k] and rng.random() < share

@@ -102,13 +102,7 @@ def collect(
             games = np.flatnonzero(live)
             obs = np.ascontiguousarray(state["observation"][games], dtype=np.float32)
             mask = state["action_mask"][games].astype(bool)
-            with torch.no_grad():
-                logits = network_logits(model, obs, mask).cpu()
-            probs = torch.softmax(logits.double(), -1).numpy()
-            drawn = (probs.cumsum(1) < rng.random(len(games))[:, None]).sum(1)
-            drawn = drawn.clip(max=NUM_ACTIONS - 1)  # a rounding past the last legal action
-            greedy = logits.argmax(-1).numpy()
-            actions = np.where(mask[np.arange(len(games)), drawn], drawn, greedy)
+            actions = sample_actions(model, obs, mask, rng)
             near_end = endgame_rows(obs)
             for k in np.flatnonzero(mask.sum(1) > 1):
                 gaps = np.zeros(NUM_ACTIONS, dtype=np.float16)  # points: small integers
@@ -143,6 +137,20 @@ def collect(
     if not chunks["obs"]:
         raise ValueError("the self-play rounds gave no decision to learn from: more endgame_rounds")
     return {name: np.concatenate(parts) for name, parts in chunks.items()}
+
+
+@torch.no_grad()
+def sample_actions(
+    model: PolicyValueNet, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator
+) -> np.ndarray:
+    """The self-play moves: each row's action drawn from the network's policy with one
+    ``rng.random()`` draw (its greedy choice where a rounding draws past the last legal one)."""
+    logits = network_logits(model, obs, mask).cpu()
+    probs = torch.softmax(logits.double(), -1).numpy()
+    drawn = (probs.cumsum(1) < rng.random(len(obs))[:, None]).sum(1)
+    drawn = drawn.clip(max=NUM_ACTIONS - 1)  # a rounding past the last legal action
+    greedy = logits.argmax(-1).numpy()
+    return np.where(mask[np.arange(len(obs)), drawn], drawn, greedy)
 
 
 def true_world(state: np.ndarray, seats: int) -> tuple[list[list[int]], list[int]]:
