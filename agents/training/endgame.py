@@ -2,7 +2,7 @@
 endgame search knows, from its value of every legal move in the true world.
 
     bastra train --config endgame_smoke --run-dir runs/endgame   # every part, in seconds
-    bastra train --config endgame_2p --run-dir runs/endgame_2p   # from the packaged 2p model
+    bastra train --config endgame_2p --run-dir runs/endgame_2p init_from=runs/2p/final.pt
     bastra train --resume runs/endgame_2p/checkpoint_000003.pt   # continue exactly
 
 1. **Data.** ``endgame_rounds`` single rounds of self-play by the starting network (``init_from``),
