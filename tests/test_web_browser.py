@@ -49,7 +49,7 @@ if CHROMIUM is None:  # pragma: no cover - depends on the machine
 import uvicorn  # noqa: E402
 
 from agents import load_policy, make_policy  # noqa: E402
-from agents.apps.serve import Players, create_app  # noqa: E402
+from agents.apps.serve import RATINGS, Players, create_app  # noqa: E402
 from agents.evaluation.ratings import rating_intervals, round_robin  # noqa: E402
 from agents.evaluation.replay import build_record, explain, write_record  # noqa: E402
 from bastra_env import Rules, raw_env  # noqa: E402
@@ -686,7 +686,7 @@ def test_a_whole_game_by_tapping_on_phones_a_tablet_and_a_laptop(
 def test_the_coach_marks_the_hand_and_the_chooser_and_the_form_rates_the_players(
     tab: Tab, site: Site, tmp_path: Path
 ) -> None:
-    rated = json.loads((ROOT / "agents" / "pretrained" / "ratings_2p.json").read_text())["ratings"]
+    rated = json.loads(RATINGS.read_text())["ratings"]  # the file the form rates from
     page = tab.open("#play")
     fill_new_game(page, "2p", "bastra_2p:infer")
     note = tid(page, "strength-note")
