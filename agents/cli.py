@@ -3,6 +3,7 @@ the benchmarks.
 
     bastra train --config smoke --run-dir runs/smoke
     bastra evaluate bastra_2p heuristic --deals 200
+    bastra rate bastra_2p:network
     bastra play --opponent bastra_2p
     bastra serve --port 8000
     bastra export runs/x/final.pt my_model.pt
@@ -58,6 +59,11 @@ COMMANDS = {
         "agents.evaluate",
         "head-to-head evaluation over duplicate deals: win rate, 95% interval, point difference",
         ("bastra evaluate bastra_2p heuristic --deals 200",),
+    ),
+    "rate": Command(
+        "agents.rate",
+        "a policy's Elo on the frozen ladder, variance-reduced, with its 95% interval",
+        ("bastra rate bastra_2p:network --precision 20 --minutes 5",),
     ),
     "play": Command(
         "agents.play",

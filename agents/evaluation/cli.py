@@ -1,6 +1,7 @@
 """Honest evaluation: duplicate deals, Wilson intervals, round-robin ratings, training curves.
 
     python -m agents.evaluate A B [--table 2p|4p_teams] [--deals N] [--mode game|round] [--json F]
+    python -m agents.evaluate A B --variance-reduction   # luck subtracted, beside the plain figures
     python -m agents.evaluate A B C ...            # round-robin: every pair, then ratings
     python -m agents.evaluate --curves RUN_DIR     # eval.csv of a training run -> curves.png
 
@@ -15,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Sequence
-from dataclasses import asdict
 from pathlib import Path
 
 import torch
@@ -23,6 +23,7 @@ import torch
 from agents.evaluation.curves import plot_curves
 from agents.evaluation.matches import MatchResult
 from agents.evaluation.ratings import rating_intervals, results_table, round_robin
+from agents.learning.state_value import load_state_value
 from bastra_env.rules import TABLES
 
 
@@ -53,6 +54,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="threads the batched games step on (default: every core this process may use; "
         "the results are the same for any N)",
     )  # fmt: skip
+    parser.add_argument(
+        "--variance-reduction", action="store_true",
+        help="subtract what luck contributed (agents.evaluation.luck): variance-reduced "
+        "estimates beside the plain ones of the same games",
+    )  # fmt: skip
+    parser.add_argument(
+        "--value", metavar="FILE",
+        help="the value function of --variance-reduction (default: the table's packaged one)",
+    )  # fmt: skip
     parser.add_argument("--curves", nargs="+", metavar="RUN_DIR", help="plot training curves")
     parser.add_argument("--out", help="PNG path for --curves")
     args = parser.parse_args(argv)
@@ -81,7 +91,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         progress=True,
         record=args.record,
         num_threads=args.threads,
+        variance_reduction=args.variance_reduction,
     )
+    if args.value and not args.variance_reduction:
+        parser.error("--value is the value function of --variance-reduction")
+    if args.variance_reduction:
+        try:
+            kwargs["value"] = load_state_value(args.value, args.table)
+        except ValueError as error:
+            parser.error(f"--value: {error}")
     results, ratings = round_robin(specs, endgame=not args.no_endgame, known=known, **kwargs)
     intervals = rating_intervals(specs, results, seed=args.seed)
     print()
@@ -94,7 +112,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"\nwrote {written} game records to {args.record}")
     if args.json:
         payload = {
-            "results": [asdict(r) for r in results],
+            "results": [r.to_json() for r in results],
             "ratings": ratings,
             "rating_intervals": intervals,
         }

@@ -8,14 +8,28 @@ In the team game a side may be two different policies, a ``(first seat, partner)
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from agents.evaluation.luck import (
+    CHANCE_POINTS,
+    CHANCE_WIN,
+    DECISION_POINTS,
+    DECISION_WIN,
+    OUTCOME_POINTS,
+    ROLLOUT_GREEDY,
+    ROLLOUT_HEURISTIC,
+    luck_corrections,
+)
 from agents.evaluation.replay import Move, build_record, explanation_of, safe_name, write_record
+from agents.learning.state_value import StateValue, load_state_value
+from agents.players.basic import GreedyPolicy
+from agents.registry import make_policy
 from bastra_env import Rules
 from bastra_env.rules import TABLES
 from bastra_env.vector import VectorEnv, batch_actor
@@ -40,6 +54,11 @@ def wilson_interval(successes: float, trials: int, z: float = 1.96) -> tuple[flo
 
 @dataclass
 class MatchResult:
+    """A duplicate match's figures for side A. With variance reduction, ``point_diff``,
+    ``win_rate`` (full games) and their intervals are the variance-reduced estimates and the
+    ``raw_`` fields the plain duplicate ones of the same games; without it both hold the plain
+    figures."""
+
     a: str
     b: str
     table: str
@@ -49,22 +68,73 @@ class MatchResult:
     draws: int
     losses: int
     win_rate: float
-    """(wins + draws / 2) / games, for side A."""
+    """(wins + draws / 2) / games, for side A (variance-reduced in full games, if asked)."""
     ci_low: float
     ci_high: float
     point_diff: float
-    """Mean of A's final score minus B's, per game."""
+    """Mean of A's final score minus B's, per game (variance-reduced, if asked)."""
     point_diff_ci: float = float("nan")
     """Half-width of the 95% interval of ``point_diff`` (over deals: each deal's two games
     averaged, as the luck of the deal cancels within them)."""
+    raw_point_diff: float = float("nan")
+    """The plain duplicate mean point difference of the same games."""
+    raw_point_diff_ci: float = float("nan")
+    raw_win_rate: float = float("nan")
+    """The plain win rate of the same games (its Wilson interval: ``raw_ci_low``/``high``)."""
+    raw_ci_low: float = float("nan")
+    raw_ci_high: float = float("nan")
+    deal_values: np.ndarray | None = field(default=None, repr=False)
+    """A's point difference per deal (its two games averaged), variance-reduced if asked."""
+    raw_deal_values: np.ndarray | None = field(default=None, repr=False)
+    win_deal_values: np.ndarray | None = field(default=None, repr=False)
+    """A's result per deal (1 win, 1/2 draw, 0 loss; its two games averaged), variance-reduced
+    in full games if asked."""
+    raw_win_deal_values: np.ndarray | None = field(default=None, repr=False)
+    variance_reduced: bool = False
+    decisions: dict[str, str] = field(default_factory=dict)
+    """Per side (``a``, ``b``): how its moves were corrected: ``"sampled"`` (a decision correction
+    at each move), ``"deterministic"`` (none needed) or ``"unknown"`` (chance corrections only)."""
+    seconds: float = float("nan")
+    """The match's time, corrections included."""
+    correction_seconds: float = float("nan")
+    """The time spent computing the corrections (0 without variance reduction)."""
+
+    def __post_init__(self) -> None:
+        for name in ("deal_values", "raw_deal_values", "win_deal_values", "raw_win_deal_values"):
+            value = getattr(self, name)
+            if value is not None:
+                setattr(self, name, np.asarray(value, dtype=np.float64))
+
+    def to_json(self) -> dict[str, Any]:
+        """The fields as JSON-ready values (arrays as lists)."""
+        out = asdict(self)
+        for key, value in out.items():
+            if isinstance(value, np.ndarray):
+                out[key] = value.tolist()
+        return out
 
     def line(self) -> str:
-        return (
+        text = (
             f"{self.a} vs {self.b} ({self.table}, {self.mode}s): {self.win_rate:.1%} "
             f"[95% CI {self.ci_low:.1%}-{self.ci_high:.1%}] over {self.games} games "
             f"({self.wins}W {self.draws}D {self.losses}L), mean point difference "
             f"{self.point_diff:+.2f}"
         )
+        if self.variance_reduced:
+            text += (
+                f" +/- {self.point_diff_ci:.2f} variance-reduced (plain: {self.raw_point_diff:+.2f}"
+                f" +/- {self.raw_point_diff_ci:.2f}"
+                + (f", win rate {self.raw_win_rate:.1%}" if self.mode == "game" else "")
+                + ")"
+            )
+        return text
+
+
+def mean_interval(values: np.ndarray) -> float:
+    """Half-width of the 95% normal interval of the mean of ``values`` (nan for fewer than 2)."""
+    if len(values) < 2:
+        return float("nan")
+    return 1.96 * float(np.std(values, ddof=1)) / math.sqrt(len(values))
 
 
 def side_policies(spec: Any, teams: bool) -> tuple[Any, Any]:
@@ -95,6 +165,39 @@ BATCH_GAMES = 1000
 """Games played at once by ``play_games`` (bounds memory; larger batches run faster)."""
 
 
+@dataclass
+class MoveTrace:
+    """The moves of batched games as they were played, to walk them again
+    (``agents.evaluation.luck``): each game's actions in order, and for each move the row of
+    ``prob_table`` holding the mover's probability of every action (-1: the mover gives none,
+    see :func:`decision_model`)."""
+
+    actions: list[list[int]]
+    prob_rows: list[list[int]]
+    prob_table: list[np.ndarray]
+
+    @classmethod
+    def empty(cls, games: int) -> MoveTrace:
+        return cls([[] for _ in range(games)], [[] for _ in range(games)], [])
+
+
+DECISION_MODELS = ("sampled", "deterministic", "unknown")
+
+
+def decision_model(policy: Any) -> str:
+    """What a policy declares of its moves in its ``move_model`` attribute: ``"sampled"`` (it draws
+    them from ``move_probabilities(observations, masks) -> float[B, 208]``), ``"deterministic"``
+    (a function of the observation) or, for a policy that declares nothing, ``"unknown"``."""
+    declared = getattr(policy, "move_model", "unknown")
+    if declared not in DECISION_MODELS:
+        raise ValueError(
+            f"{policy!r}: move_model must be one of {DECISION_MODELS}, got {declared!r}"
+        )
+    if declared == "sampled" and not callable(getattr(policy, "move_probabilities", None)):
+        raise TypeError(f"{policy!r} says its moves are sampled but has no move_probabilities")
+    return str(declared)
+
+
 def play_games(
     rules: Rules,
     seat_policies: Sequence[Sequence[Any]],
@@ -102,6 +205,7 @@ def play_games(
     progress: Any = None,
     moves: list[list[Move]] | None = None,
     num_threads: int | None = None,
+    trace: MoveTrace | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Play game ``g`` with seed ``game_seeds[g]`` and ``seat_policies[g][seat]`` to its end, all
     games at once on the vector env, each policy choosing for all its games in one batch call
@@ -110,7 +214,8 @@ def play_games(
     the AEC env (``play_game``) would. With ``moves`` (a list per game), every play is appended
     to its game's list as ``(seat, action, explanation)`` (``agents.evaluation.replay``), the
     explanation from one more batched forward pass of learned players. ``num_threads``: the vector
-    env's threads (``None``: every core this process may use; the games are the same)."""
+    env's threads (``None``: every core this process may use; the games are the same). With
+    ``trace``, every game's actions (and a sampling player's probabilities) are kept there."""
     games = len(game_seeds)
     sides = rules.num_sides
     scores = np.zeros((games, sides), dtype=np.int64)
@@ -121,6 +226,7 @@ def play_games(
             if not any(policy is p for p in distinct):
                 distinct.append(policy)
     actors = [batch_actor(p) for p in distinct]
+    sampled = [decision_model(p) == "sampled" for p in distinct]
     table = np.array(
         [[next(k for k, p in enumerate(distinct) if p is q) for q in row] for row in seat_policies],
         dtype=np.int64,
@@ -138,11 +244,22 @@ def play_games(
             for k in np.unique(movers):
                 pick = movers == k
                 chosen = rows[pick]
-                actions[pick] = actors[k](
-                    state["observation"][chosen], state["action_mask"][chosen]
-                )
+                try:
+                    actions[pick] = actors[k](
+                        state["observation"][chosen], state["action_mask"][chosen]
+                    )
+                except Exception as error:
+                    culprit = getattr(distinct[k], "name", "") or type(distinct[k]).__name__
+                    seed = int(np.asarray(game_seeds)[chunk[chosen[0]]])
+                    raise RuntimeError(
+                        f"player {culprit!r} failed choosing a move (game seed {seed}): "
+                        f"{type(error).__name__}: {error}"
+                    ) from error
                 if moves is not None:
                     _note_moves(moves, chunk, chosen, state, actions[pick], distinct[k])
+                if trace is not None:
+                    _trace_moves(trace, chunk[chosen], state, chosen, actions[pick],
+                                 distinct[k] if sampled[k] else None)  # fmt: skip
             state = venv.step_some(rows, actions)
             ended = rows[state["terminated"][rows]]
             if ended.size:
@@ -152,6 +269,28 @@ def play_games(
                 if progress is not None:
                     progress.update(len(ended))
     return scores, winners
+
+
+def _trace_moves(
+    trace: MoveTrace,
+    games: np.ndarray,
+    state: dict[str, np.ndarray],
+    rows: np.ndarray,
+    actions: np.ndarray,
+    sampler: Any,
+) -> None:
+    if sampler is None:
+        prob_rows = np.full(len(rows), -1, dtype=np.int64)
+    else:
+        probs = np.asarray(
+            sampler.move_probabilities(state["observation"][rows], state["action_mask"][rows]),
+            dtype=np.float64,
+        )
+        prob_rows = len(trace.prob_table) + np.arange(len(rows))
+        trace.prob_table.extend(probs)
+    for game, action, row in zip(games.tolist(), actions.tolist(), prob_rows.tolist(), strict=True):
+        trace.actions[game].append(action)
+        trace.prob_rows[game].append(row)
 
 
 def _note_moves(
@@ -171,6 +310,19 @@ def _note_moves(
         moves[chunk[row]].append((int(seat), int(action), note))
 
 
+def _policy(spec: Any, seed: int) -> Any:
+    """A policy, or the policy a name gives (``make_policy``), seeded by the match."""
+    return make_policy(spec, seed=seed) if isinstance(spec, str) else spec
+
+
+def _side_name(spec: Any, fallback: str) -> str:
+    if isinstance(spec, str):
+        return spec
+    if isinstance(spec, tuple):
+        return "+".join(_side_name(p, fallback) for p in spec)
+    return str(getattr(spec, "name", "") or fallback)
+
+
 def duplicate_match(
     a: Any,
     b: Any,
@@ -178,25 +330,45 @@ def duplicate_match(
     deals: int = 100,
     mode: str = "game",
     seed: int = 0,
-    names: tuple[str, str] = ("A", "B"),
+    names: tuple[str, str] | None = None,
     progress: bool = False,
     record: str | Path | None = None,
     num_threads: int | None = None,
+    variance_reduction: bool = False,
+    value: StateValue | str | Path | None = None,
     **rule_fields: Any,
 ) -> MatchResult:
     """``deals`` deals, each played twice with A and B swapping sides (seats 0/2 and 1/3); deal
-    ``d`` is the game seed ``seed + d`` in both of its games. The games run in batch. With
-    ``record`` (a folder), one JSON record per game goes there (``agents.evaluation.replay``), named
-    ``<A>-vs-<B>-deal<d>-<a|b>-seat0.json`` (which side sat at seat 0). ``num_threads``: the
-    vector env's threads (``None``: every core; the results are the same for any count)."""
+    ``d`` is the game seed ``seed + d`` in both of its games. A and B: policies, names
+    ``make_policy`` takes, or in the team game ``(first seat, partner)`` pairs. The games run in
+    batch. With ``record`` (a folder), one JSON record per game goes there
+    (``agents.evaluation.replay``), named ``<A>-vs-<B>-deal<d>-<a|b>-seat0.json`` (which side sat
+    at seat 0). ``num_threads``: the vector env's threads (``None``: every core; the results are
+    the same for any count).
+
+    ``variance_reduction``: the games are walked again and what luck contributed is subtracted
+    (``agents.evaluation.luck``): the point difference and, in full games, the win rate become
+    the variance-reduced estimates, the plain ones kept in the ``raw_`` fields. ``value``: the
+    value function (a ``StateValue`` or a file; default: the table's packaged one)."""
     if table not in TABLES:
         raise ValueError(f"table must be one of {list(TABLES)}, got {table!r}")
     if mode not in ("game", "round"):
         raise ValueError(f'mode must be "game" or "round", got {mode!r}')
+    if isinstance(deals, bool) or not isinstance(deals, int) or deals < 1:
+        raise ValueError(f"deals must be a positive int, got {deals!r}")
     fields = dict(TABLES[table], **rule_fields)
     if mode == "round":
         fields["max_rounds"] = 1
     rules = Rules(**fields)
+    if names is None:
+        names = (_side_name(a, "A"), _side_name(b, "B"))
+    luck_value: StateValue | None = None
+    if variance_reduction:
+        luck_value = value if isinstance(value, StateValue) else load_state_value(value, table)
+    elif value is not None:
+        raise ValueError("value= is the value function of variance_reduction=True")
+    a = tuple(_policy(p, seed) for p in a) if isinstance(a, tuple) else _policy(a, seed)
+    b = tuple(_policy(p, seed + 1) for p in b) if isinstance(b, tuple) else _policy(b, seed + 1)
     side_a, side_b = side_policies(a, rules.teams), side_policies(b, rules.teams)
     seat_policies, game_seeds, a_sides = [], [], []
     for deal in range(deals):
@@ -213,8 +385,10 @@ def duplicate_match(
 
         bar = tqdm(total=2 * deals, desc=f"{names[0]} vs {names[1]}", unit="game", leave=False)
     moves: list[list[Move]] | None = [[] for _ in game_seeds] if record is not None else None
+    trace = MoveTrace.empty(len(game_seeds)) if luck_value is not None else None
+    began = time.perf_counter()
     scores, winners = play_games(rules, seat_policies, game_seeds, progress=bar, moves=moves,
-                                 num_threads=num_threads)  # fmt: skip
+                                 num_threads=num_threads, trace=trace)  # fmt: skip
     if bar is not None:
         bar.close()
     if moves is not None:
@@ -231,27 +405,60 @@ def duplicate_match(
             )  # fmt: skip
     mine = np.array(a_sides)
     rows = np.arange(len(mine))
-    per_game = scores[rows, mine] - scores[rows, 1 - mine]
-    diff = float(per_game.sum())
-    per_deal = per_game.reshape(deals, 2).mean(axis=1)
-    spread = 1.96 * float(per_deal.std(ddof=1)) / math.sqrt(deals) if deals > 1 else float("nan")
+    per_game = (scores[rows, mine] - scores[rows, 1 - mine]).astype(np.float64)
+    won = np.where(winners == mine, 1.0, np.where(winners < 0, 0.5, 0.0))
     draws = int((winners < 0).sum())
     wins = int((winners == mine).sum())
     losses = len(mine) - wins - draws
     games = 2 * deals
     low, high = wilson_interval(wins + draws / 2, games)
-    return MatchResult(
-        a=names[0],
-        b=names[1],
-        table=table,
-        mode=mode,
-        games=games,
-        wins=wins,
-        draws=draws,
-        losses=losses,
-        win_rate=(wins + draws / 2) / games,
-        ci_low=low,
-        ci_high=high,
-        point_diff=diff / games,
-        point_diff_ci=spread,
-    )
+    raw_points = per_game.reshape(deals, 2).mean(axis=1)
+    raw_won = won.reshape(deals, 2).mean(axis=1)
+    result = MatchResult(
+        a=names[0], b=names[1], table=table, mode=mode, games=games, wins=wins, draws=draws,
+        losses=losses, win_rate=(wins + draws / 2) / games, ci_low=low, ci_high=high,
+        point_diff=float(per_game.mean()), point_diff_ci=mean_interval(raw_points),
+        raw_point_diff=float(per_game.mean()), raw_point_diff_ci=mean_interval(raw_points),
+        raw_win_rate=(wins + draws / 2) / games, raw_ci_low=low, raw_ci_high=high,
+        deal_values=raw_points, raw_deal_values=raw_points, win_deal_values=raw_won,
+        raw_win_deal_values=raw_won, correction_seconds=0.0,
+    )  # fmt: skip
+    if luck_value is not None and trace is not None:
+        played = time.perf_counter()
+        rollout = np.array([[rollout_player(p) for p in row] for row in seat_policies])
+        figures = luck_corrections(rules, game_seeds, trace.actions, trace.prob_rows,
+                                   trace.prob_table, luck_value, players=rollout)  # fmt: skip
+        if not np.array_equal(figures[:, OUTCOME_POINTS], scores[:, 0] - scores[:, 1]):
+            raise RuntimeError("the walked games do not end as the played ones (a bug)")
+        sign = np.where(mine == 0, 1.0, -1.0)
+        points = per_game - sign * (figures[:, CHANCE_POINTS] + figures[:, DECISION_POINTS])
+        result.deal_values = points.reshape(deals, 2).mean(axis=1)
+        result.point_diff = float(result.deal_values.mean())
+        result.point_diff_ci = mean_interval(result.deal_values)
+        if mode == "game":
+            won = won - sign * (figures[:, CHANCE_WIN] + figures[:, DECISION_WIN])
+            result.win_deal_values = won.reshape(deals, 2).mean(axis=1)
+            result.win_rate = float(result.win_deal_values.mean())
+            half = mean_interval(result.win_deal_values)
+            result.ci_low, result.ci_high = result.win_rate - half, result.win_rate + half
+        result.variance_reduced = True
+        result.decisions = {"a": _decisions(side_a), "b": _decisions(side_b)}
+        result.correction_seconds = time.perf_counter() - played
+    result.seconds = time.perf_counter() - began
+    return result
+
+
+def rollout_player(policy: Any) -> int:
+    """The value function's rollout player for a seat (``agents.evaluation.luck``): the seat's
+    own where it is the compiled greedy or default heuristic player, else the heuristic one."""
+    if isinstance(policy, GreedyPolicy):
+        return ROLLOUT_GREEDY
+    return ROLLOUT_HEURISTIC
+
+
+def _decisions(side: tuple[Any, Any]) -> str:
+    kinds = {decision_model(p) for p in side}
+    for kind in ("unknown", "sampled"):
+        if kind in kinds:
+            return kind
+    return "deterministic"

@@ -110,15 +110,30 @@ def results_table(
     ratings: dict[str, float] | None = None,
     intervals: dict[str, tuple[float, float]] | None = None,
 ) -> str:
-    lines = [
-        "| A | B | games | A win rate [95% CI] | mean point diff |",
-        "| --- | --- | --- | --- | --- |",
-    ]
+    reduced = any(r.variance_reduced for r in results)
+    if reduced:
+        lines = [
+            "| A | B | games | A win rate [95% CI] | mean point diff [95% CI] | plain win rate "
+            "| plain point diff [95% CI] | decisions corrected (A, B) |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        ]
+    else:
+        lines = [
+            "| A | B | games | A win rate [95% CI] | mean point diff |",
+            "| --- | --- | --- | --- | --- |",
+        ]
     for r in results:
-        lines.append(
+        line = (
             f"| {r.a} | {r.b} | {r.games} | {r.win_rate:.1%} [{r.ci_low:.1%}, {r.ci_high:.1%}] "
             f"| {r.point_diff:+.2f} |"
         )
+        if reduced:
+            line = line[:-2] + (
+                f" +/- {r.point_diff_ci:.2f} | {r.raw_win_rate:.1%} | {r.raw_point_diff:+.2f} "
+                f"+/- {r.raw_point_diff_ci:.2f} | {r.decisions.get('a', '-')}, "
+                f"{r.decisions.get('b', '-')} |"
+            )
+        lines.append(line)
     if ratings:
         lines += ["", "| policy | rating | 95% interval |", "| --- | --- | --- |"]
         for name, rating in sorted(ratings.items(), key=lambda item: -item[1]):

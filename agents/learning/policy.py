@@ -60,6 +60,23 @@ class LearnedPolicy:
         self.generator = torch.Generator().manual_seed(seed if seed is not None else 0)
         self.name = name or "learned"
 
+    @property
+    def move_model(self) -> str:
+        """``"sampled"`` (from ``move_probabilities``) when sampling; ``"deterministic"`` with no
+        PIMC search (the endgame search's worlds are seeded by the observation); ``"unknown"``
+        with PIMC, whose worlds come from the player's own stream."""
+        if self.sample:
+            return "sampled"
+        return "deterministic" if self.pimc is None else "unknown"
+
+    @torch.no_grad()
+    def move_probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """``float64[B, 208]``: the network's probability of every action, the distribution a
+        sampling player draws from (0 off the legal actions)."""
+        obs, mask = batch_arrays(observations, masks)
+        logits, _ = self._network(np.ascontiguousarray(obs, dtype=np.float32), mask)
+        return torch.softmax(logits.double(), dim=-1).numpy()
+
     def warm_up(self) -> None:
         """Load the compiled kernels this policy's search plays with (numba's disk cache, or a
         compile the first time), so that its first searched move in a process takes no longer

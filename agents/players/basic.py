@@ -36,6 +36,9 @@ class RandomPolicy:
     """A uniformly random legal action, from its own seeded generator."""
 
     name = "random"
+    move_model = "sampled"
+    """It draws its moves from ``move_probabilities``
+    (``agents.evaluation.matches.decision_model``)."""
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
@@ -43,6 +46,13 @@ class RandomPolicy:
     def act(self, observation: Observation, env: Any = None) -> int:
         legal = legal_actions(observation)
         return int(legal[self.rng.integers(legal.size)])
+
+    def move_probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """``float64[B, 208]``: the probability of each action that ``act_batch`` draws from
+        (uniform over the legal ones); variance-reduced evaluation reads it."""
+        _, mask = compiled.batch_arrays(observations, masks)
+        legal = (mask != 0).astype(np.float64)
+        return legal / np.maximum(legal.sum(axis=1, keepdims=True), 1.0)
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """``int64[B]``: a uniformly random legal action of every row, one draw per row in order
@@ -72,6 +82,8 @@ class GreedyPolicy:
     with nothing to take, trails its least valuable card."""
 
     name = "greedy"
+    move_model = "deterministic"
+    """Its move is a function of the observation (``agents.evaluation.matches.decision_model``)."""
 
     def act(self, observation: Observation, env: Any = None) -> int:
         # the capture of largest (cards, points, bastra), the lowest action on a tie; with none,

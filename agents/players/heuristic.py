@@ -52,6 +52,8 @@ class HeuristicPolicy:
     """Gain of the play minus the expected best reply of the next player (see module docs)."""
 
     name = "heuristic"
+    move_model = "deterministic"
+    """Its move is a function of the observation (``agents.evaluation.matches.decision_model``)."""
 
     def __init__(self, card_value: float = CARD_VALUE, jack_keep: float = JACK_KEEP) -> None:
         self.card_value = card_value

@@ -372,11 +372,12 @@ def heuristic_index(est: np.ndarray, n: int) -> int:
 
 
 @njit(cache=True)
-def _heuristic_actions(
+def heuristic_rows(
     obs: np.ndarray, mask: np.ndarray, card_value: float, jack_keep: float, chosen: np.ndarray
 ) -> int:
     """``HeuristicPolicy.act`` of every row into ``chosen``; returns 0, an error code or 1 + the
-    first row without a legal action."""
+    first row without a legal action. Compiled kernels call it too (variance-reduced
+    evaluation's value function plays deals out with it)."""
     caps = np.empty(CAPTURE_BUFFER, dtype=np.int64)
     work = np.empty(CAPTURE_WORK, dtype=np.int64)
     values = np.empty(_NUM_CARDS, dtype=np.float64)
@@ -394,7 +395,7 @@ def _heuristic_actions(
 
 
 @njit(cache=True)
-def _greedy_actions(obs: np.ndarray, mask: np.ndarray, chosen: np.ndarray) -> int:
+def greedy_rows(obs: np.ndarray, mask: np.ndarray, chosen: np.ndarray) -> int:
     """``GreedyPolicy.act`` of every row into ``chosen``: the capture with most cards, then
     points, then bastra, then the lowest action; with none, the trail of least (card points, is
     a jack, rank), then the lowest action. Returns 0 or 1 + the first row without a legal
@@ -636,7 +637,7 @@ def heuristic_actions(
     action."""
     obs, mask = batch_arrays(observations, masks)
     chosen = np.empty(obs.shape[0], dtype=np.int64)
-    _raise(_heuristic_actions(obs, mask, float(card_value), float(jack_keep), chosen))
+    _raise(heuristic_rows(obs, mask, float(card_value), float(jack_keep), chosen))
     return chosen
 
 
@@ -645,7 +646,7 @@ def greedy_actions(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
     action."""
     obs, mask = batch_arrays(observations, masks)
     chosen = np.empty(obs.shape[0], dtype=np.int64)
-    _raise(_greedy_actions(obs, mask, chosen))
+    _raise(greedy_rows(obs, mask, chosen))
     return chosen
 
 
@@ -658,7 +659,7 @@ def heuristic_action(
     """``HeuristicPolicy(card_value, jack_keep).act`` of one flat observation and its mask."""
     obs, masks = batch_arrays(np.asarray(observation)[None], np.asarray(mask)[None])
     chosen = np.empty(1, dtype=np.int64)
-    _raise(_heuristic_actions(obs, masks, float(card_value), float(jack_keep), chosen), True)
+    _raise(heuristic_rows(obs, masks, float(card_value), float(jack_keep), chosen), True)
     return int(chosen[0])
 
 
@@ -666,5 +667,5 @@ def greedy_action(observation: np.ndarray, mask: np.ndarray) -> int:
     """``GreedyPolicy.act`` of one flat observation and its mask."""
     obs, masks = batch_arrays(np.asarray(observation)[None], np.asarray(mask)[None])
     chosen = np.empty(1, dtype=np.int64)
-    _raise(_greedy_actions(obs, masks, chosen), True)
+    _raise(greedy_rows(obs, masks, chosen), True)
     return int(chosen[0])

@@ -1,0 +1,548 @@
+"""What luck contributed to a finished game: the corrections of variance-reduced evaluation.
+
+A played game is walked again, event by event, through the engine's kernels (the deck from the
+game's seed, the moves as played), and at every event a value function ``V`` of the full state
+(``agents.learning.state_value``) is compared with its expectation over what could have happened
+(AIVAT, Burch et al., AAAI 2018):
+
+- **a card leaves the deck** (dealt to a hand, or turned up onto the board in R5): the deck is a
+  uniform shuffle, so the card is any of the cards still unknown with equal chance (the jacks
+  turned up earlier lie at the bottom, known, and are not among them). A turned-up jack goes to the
+  bottom instead of the board. Correction: ``V(after the card) - mean over the unknown cards c of
+  V(after c)``. A card dealt from the known bottom is no chance event.
+- **a seat whose move probabilities are known moves**: correction ``V(after the move) - sum over
+  the legal moves m of p(m) V(after m)``. A deterministic seat's correction is 0; a seat whose
+  probabilities are unknown gets none.
+
+Each correction has mean zero whatever ``V`` is, so ``outcome - sum of corrections`` is an
+unbiased estimate of the expected outcome; the better ``V`` predicts the outcome, the less of the
+outcome's spread is left. ``V`` is from side 0's view: points ``scores[0] - scores[1]`` plus the
+network's round points (the exact final difference once the game is over), and side 0's win
+probability (1, 1/2 or 0 once over).
+
+The walk is one compiled function per game (:func:`walk_game`); :func:`walk_games` runs games in
+parallel, each game's figures independent of the others and of the thread count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from numba import njit, prange
+
+from agents.learning.state_value import (
+    MAX_ENTRIES,
+    SCRATCH,
+    V_BASTRA_POINTS,
+    V_BOARD,
+    V_BOTTOM,
+    V_CAPTURED,
+    V_CURRENT,
+    V_DEALER,
+    V_HANDS,
+    V_LAST,
+    V_PLAYS,
+    V_SCORES,
+    V_UNKNOWN,
+    VIEW_SIZE,
+    StateValue,
+    first_layer,
+    mlp_tail,
+)
+from agents.players.kernels import CARD_VALUE, JACK_KEEP, greedy_rows, heuristic_rows
+from bastra_env import Rules
+from bastra_env.cards import FULL_DECK, NUM_CARDS
+from bastra_env.kernels import (
+    BASTRAS,
+    BOARD,
+    CAPTURE_WORK,
+    CAPTURED,
+    CURRENT,
+    DEALER,
+    DECK,
+    DECK_POS,
+    DONE,
+    HAND_SIZE,
+    HANDS,
+    JACK,
+    JACK_BASTRAS,
+    LAST_CAPTURER,
+    MOVE_ACTIONS,
+    MOVE_CAPTURES,
+    PLAYS,
+    R_BASTRA,
+    R_JACK_BASTRA,
+    R_PLAYERS,
+    R_TARGET,
+    RES_TOTAL,
+    SCORES,
+    STATE_SIZE,
+    WINNER,
+    apply_move,
+    encode,
+    find_move,
+    legal_slots,
+    new_game,
+    rules_array,
+    side_of,
+    splitmix64,
+    start_round,
+)
+from bastra_env.layout import NUM_ACTIONS, OBSERVATION_SIZE, SLOTS_PER_CARD
+
+# the per-game figures walk_game returns (row of ``int`` FIGURES floats)
+CHANCE_POINTS, CHANCE_WIN, DECISION_POINTS, DECISION_WIN = 0, 1, 2, 3
+OUTCOME_POINTS, OUTCOME_WIN, CHANCE_EVENTS, DECISION_EVENTS, ROUNDS, STATUS = 4, 5, 6, 7, 8, 9
+FIGURES = 10
+"""``STATUS``: 0 the walk replayed the game; 1 a move was not legal in the replay (the moves do
+not belong to this seed); 2 the moves ended before the game did."""
+MAX_ROUNDS_RECORDED = 64
+ROLLOUT_HEURISTIC, ROLLOUT_GREEDY = 0, 1
+"""The rollout players of the value function (``players`` of :func:`walk_game`)."""
+
+
+@njit(cache=True)
+def _view_of(
+    state: np.ndarray, rules: np.ndarray, hidden: int, unknown: int, bottom: int, view: np.ndarray
+) -> None:
+    """The view of the engine's ``state`` with the cards of ``hidden`` not dealt yet."""
+    n = rules[R_PLAYERS]
+    for s in range(4):
+        view[V_HANDS + s] = (state[HANDS + s] & ~hidden) if s < n else 0
+    view[V_BOARD] = state[BOARD] & ~hidden
+    view[V_CAPTURED] = 0
+    view[V_CAPTURED + 1] = 0
+    view[V_BASTRA_POINTS] = 0
+    view[V_BASTRA_POINTS + 1] = 0
+    for seat in range(n):
+        side = side_of(rules, seat)
+        view[V_CAPTURED + side] |= state[CAPTURED + seat]
+        view[V_BASTRA_POINTS + side] += (
+            state[BASTRAS + seat] * rules[R_BASTRA]
+            + state[JACK_BASTRAS + seat] * rules[R_JACK_BASTRA]
+        )
+    view[V_UNKNOWN] = unknown
+    view[V_BOTTOM] = bottom
+    view[V_CURRENT] = state[CURRENT]
+    view[V_DEALER] = state[DEALER]
+    view[V_LAST] = state[LAST_CAPTURER]
+    view[V_PLAYS] = state[PLAYS]
+    view[V_SCORES] = state[SCORES]
+    view[V_SCORES + 1] = state[SCORES + 1]
+
+
+@njit(cache=True)
+def _round_start_view(state: np.ndarray, rules: np.ndarray, view: np.ndarray) -> None:
+    """The view of a round about to be dealt: every card unknown, the scores as they stand."""
+    _view_of(state, rules, FULL_DECK, FULL_DECK, 0, view)
+    for s in range(4):
+        view[V_HANDS + s] = 0
+    view[V_BOARD] = 0
+    view[V_CAPTURED] = 0
+    view[V_CAPTURED + 1] = 0
+    view[V_BASTRA_POINTS] = 0
+    view[V_BASTRA_POINTS + 1] = 0
+    view[V_LAST] = -1
+    view[V_PLAYS] = 0
+
+
+@njit(cache=True)
+def _network_value(view: np.ndarray, rules: np.ndarray, net: tuple, buf: tuple) -> tuple:
+    """(points for side 0, side 0's win probability) of a view by the network: ``net`` holds
+    its six weight arrays, ``buf`` the scratch of :func:`_buffers`."""
+    w1, b1, w2, b2, w3, b3 = net
+    pre, hidden, index, value, scratch = buf[0], buf[1], buf[2], buf[3], buf[4]
+    first_layer(view, rules[R_PLAYERS], rules[R_TARGET], w1, b1, pre, index, value, scratch)
+    points, win = mlp_tail(pre, w2, b2, w3, b3, hidden)
+    return view[V_SCORES] - view[V_SCORES + 1] + points, win
+
+
+@njit(cache=True)
+def _buffers(net: tuple) -> tuple:
+    return (
+        np.empty(net[1].shape[0], dtype=np.float32),
+        np.empty(net[3].shape[0], dtype=np.float32),
+        np.empty(MAX_ENTRIES, dtype=np.int64),
+        np.empty(MAX_ENTRIES, dtype=np.float32),
+        np.empty(SCRATCH, dtype=np.int64),
+        np.zeros((1, OBSERVATION_SIZE), dtype=np.float32),
+        np.zeros((1, NUM_ACTIONS), dtype=np.bool_),
+        np.zeros(1, dtype=np.int64),
+        np.zeros(VIEW_SIZE, dtype=np.int64),
+    )
+
+
+@njit(cache=True)
+def _toggle_dealt(view: np.ndarray, card: int, to_board: bool, seat: int) -> None:
+    """Move ``card`` from the unknown cards to where the deal puts it, or back: a seat's hand,
+    or when turned up for the board, the board or, a jack, the deck's bottom."""
+    bit = 1 << card
+    where = (V_BOTTOM if (card >> 2) == JACK else V_BOARD) if to_board else V_HANDS + seat
+    view[where] ^= bit
+    view[V_UNKNOWN] ^= bit
+
+
+@njit(cache=True)
+def _terminal_value(state: np.ndarray) -> tuple:
+    winner = state[WINNER]
+    win = 1.0 if winner == 0 else (0.5 if winner < 0 else 0.0)
+    return float(state[SCORES] - state[SCORES + 1]), win
+
+
+@njit(cache=True)
+def _settled_value(
+    trial: np.ndarray, rules: np.ndarray, over: bool, dealt_from: int, unknown: int, bottom: int,
+    net: tuple, buf: tuple,
+) -> tuple:  # fmt: skip
+    """The value of ``trial`` just after a play: exact once the game is over; the network's at
+    the next round's start once the round is over; else the network's with the cards the play's
+    deal brought (deck positions from ``dealt_from``) not yet dealt."""
+    view = buf[8]
+    if over and trial[DONE]:
+        return _terminal_value(trial)
+    if over:
+        _round_start_view(trial, rules, view)
+    else:
+        dealt = 0
+        for q in range(dealt_from, trial[DECK_POS]):
+            dealt |= 1 << trial[DECK + q]
+        _view_of(trial, rules, dealt, unknown, bottom, view)
+    return _network_value(view, rules, net, buf)
+
+
+@njit(cache=True)
+def _rollout_value(
+    trial: np.ndarray, rules: np.ndarray, unknown: int, bottom: int, net: tuple, buf: tuple,
+    work: np.ndarray, players: np.ndarray,
+) -> tuple:  # fmt: skip
+    """The value of a position whose deal is fully dealt (nothing left to chance until the next
+    deal): each seat's rollout player (``players[seat]``: ``ROLLOUT_HEURISTIC`` or
+    ``ROLLOUT_GREEDY``) plays until the hands are empty (``trial`` is played
+    on), then :func:`_settled_value` of where that leaves the game. Every card being known, this
+    sees the deal's captures and bastras that the network alone would have to guess."""
+    obs, mask, chosen = buf[5], buf[6], buf[7]
+    start = trial[DECK_POS]
+    while True:
+        legal_slots(trial, rules, work)
+        encode(trial, rules, trial[CURRENT], obs[0], mask[0])
+        if players[trial[CURRENT]] == ROLLOUT_GREEDY:
+            greedy_rows(obs, mask, chosen)
+        else:
+            heuristic_rows(obs, mask, CARD_VALUE, JACK_KEEP, chosen)
+        m = find_move(trial, chosen[0])
+        over = apply_move(trial, rules, chosen[0] // SLOTS_PER_CARD, trial[MOVE_CAPTURES + m])
+        if over or trial[DECK_POS] > start:
+            return _settled_value(trial, rules, over, start, unknown, bottom, net, buf)
+
+
+@njit(cache=True)
+def _dealt_value(
+    dealt: np.ndarray, rules: np.ndarray, deal_from: int, unknown: int, bottom: int,
+    net: tuple, buf: tuple, work: np.ndarray, trial: np.ndarray, players: np.ndarray,
+) -> tuple:  # fmt: skip
+    """The value of the state ``dealt`` just after a deal (deck positions ``deal_from`` on;
+    ``unknown``/``bottom`` as before it): every card of the deal now known, the deal played out
+    (:func:`_rollout_value`) on ``trial``, a copy of ``dealt``."""
+    now_unknown = unknown
+    now_bottom = bottom
+    for pos in range(deal_from, dealt[DECK_POS]):
+        bit = 1 << dealt[DECK + pos]
+        if pos < NUM_CARDS:
+            now_unknown &= ~bit
+            if deal_from == 0 and pos >= HAND_SIZE * rules[R_PLAYERS] and (
+                dealt[DECK + pos] >> 2
+            ) == JACK:
+                now_bottom |= bit
+        else:
+            now_bottom &= ~bit
+    trial[:] = dealt
+    return _rollout_value(trial, rules, now_unknown, now_bottom, net, buf, work, players)
+
+
+@njit(cache=True)
+def _redeal(
+    state: np.ndarray, rules: np.ndarray, deal_from: int, first: int, x: np.uint64,
+    trial: np.ndarray,
+) -> np.uint64:  # fmt: skip
+    """``trial`` = ``state`` with the deal that brought deck positions ``deal_from`` on dealt
+    again from the unknown cards in a fresh uniform order (the jacks known at
+    the deck's bottom stay there): a draw of what the deal could have been. ``x``: the walk's
+    own splitmix64 stream, returned advanced."""
+    n = rules[R_PLAYERS]
+    trial[:] = state
+    if deal_from == 0:
+        for i in range(NUM_CARDS):
+            trial[DECK + i] = i
+        for i in range(NUM_CARDS - 1, 0, -1):
+            x, z = splitmix64(x)
+            j = np.int64(z % np.uint64(i + 1))
+            t = trial[DECK + i]
+            trial[DECK + i] = trial[DECK + j]
+            trial[DECK + j] = t
+        start_round(trial, rules)
+        return x
+    deal_to = state[DECK_POS]
+    for pos in range(deal_from, deal_to):
+        trial[HANDS + (first + pos - deal_from) % n] ^= 1 << trial[DECK + pos]
+    for i in range(NUM_CARDS - 1, deal_from, -1):
+        x, z = splitmix64(x)
+        j = deal_from + np.int64(z % np.uint64(i - deal_from + 1))
+        t = trial[DECK + i]
+        trial[DECK + i] = trial[DECK + j]
+        trial[DECK + j] = t
+    for pos in range(deal_from, deal_to):
+        trial[HANDS + (first + pos - deal_from) % n] |= 1 << trial[DECK + pos]
+    return x
+
+
+@njit(cache=True)
+def walk_game(
+    rules: np.ndarray, seed: int, actions: np.ndarray, prob_rows: np.ndarray,
+    prob_table: np.ndarray, net: tuple, samples: int, players: np.ndarray, figures: np.ndarray,
+    views: np.ndarray, view_rounds: np.ndarray, round_points: np.ndarray,
+) -> int:  # fmt: skip
+    """Walk the game with ``seed`` whose moves were ``actions`` (env encoding, in order).
+    ``prob_rows[t]``: the row of ``prob_table [K, 208]`` holding the mover's probabilities of
+    every action at move ``t``, or -1 (no decision correction). ``net``: the value network's
+    six weight arrays (of size 0: no corrections); ``samples``: the deals drawn at each deal;
+    ``players[seat]``: the seat's rollout player. Writes ``figures`` (``FIGURES`` floats, see
+    the constants). With ``views`` of more than 0 rows, the view after every event goes there
+    (its round's index in ``view_rounds``) and each round's points for side 0 minus side 1 in
+    ``round_points``: the value network's training data. Returns the views written.
+
+    The value of a position is the network's, except where every card of the current deal is
+    dealt: there the deal is played out first by each seat's rollout player
+    (:func:`_rollout_value`): the seat's own player where it is a compiled baseline, else the
+    heuristic one."""
+    n = rules[R_PLAYERS]
+    valued = net[1].shape[0] > 0  # no value function: the walk only records views
+    x = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) ^ np.uint64(0x5851F42D4C957F2D)
+    buf = _buffers(net)
+    view = np.zeros(VIEW_SIZE, dtype=np.int64)
+    state = np.zeros(STATE_SIZE, dtype=np.int64)
+    trial = np.zeros(STATE_SIZE, dtype=np.int64)
+    other = np.zeros(STATE_SIZE, dtype=np.int64)
+    work = np.zeros(CAPTURE_WORK + SLOTS_PER_CARD, dtype=np.int64)
+    new_game(state, rules, seed, np.empty(0, dtype=np.int64))
+    for k in range(FIGURES):
+        figures[k] = 0.0
+    recorded = 0
+    record = views.shape[0] > 0
+    t = 0
+    rounds = 0
+    while True:
+        # ---- a round: its deal, card by card, then its plays
+        _round_start_view(state, rules, view)
+        if record and recorded < views.shape[0]:
+            views[recorded] = view
+            view_rounds[recorded] = rounds
+            recorded += 1
+        unknown = FULL_DECK
+        bottom = 0
+        hidden = 0
+        for s in range(n):
+            hidden |= state[HANDS + s]
+        hidden |= state[BOARD]
+        deal_from = 0
+        deal_to = state[DECK_POS]
+        first = (state[DEALER] + 1) % n
+        ended = False
+        while True:
+            if valued:
+                # a chance event: the deal, against ``samples`` deals drawn like it
+                actual_points, actual_win = _dealt_value(state, rules, deal_from, unknown,
+                                                         bottom, net, buf, work, trial,
+                                                         players)  # fmt: skip
+                total_points = 0.0
+                total_win = 0.0
+                for _ in range(samples):
+                    x = _redeal(state, rules, deal_from, first, x, other)
+                    points, win = _dealt_value(other, rules, deal_from, unknown, bottom, net,
+                                               buf, work, trial, players)  # fmt: skip
+                    total_points += points
+                    total_win += win
+                figures[CHANCE_POINTS] += actual_points - total_points / samples
+                figures[CHANCE_WIN] += actual_win - total_win / samples
+                figures[CHANCE_EVENTS] += 1
+            for pos in range(deal_from, deal_to):
+                card = state[DECK + pos]
+                bit = 1 << card
+                i = pos - deal_from
+                to_board = deal_from == 0 and i >= HAND_SIZE * n
+                jack = (card >> 2) == JACK
+                if pos < NUM_CARDS:
+                    unknown &= ~bit
+                hidden &= ~bit
+                if to_board and jack:
+                    bottom |= bit
+                elif not to_board and pos >= NUM_CARDS:
+                    bottom &= ~bit
+                if record and recorded < views.shape[0]:
+                    _view_of(state, rules, hidden, unknown, bottom, views[recorded])
+                    view_rounds[recorded] = rounds
+                    recorded += 1
+            # ---- the plays until the next deal or the round's end
+            while True:
+                if t >= actions.shape[0]:
+                    figures[STATUS] = 2
+                    return recorded
+                moves = legal_slots(state, rules, work)
+                chosen = find_move(state, actions[t])
+                if chosen < 0:
+                    figures[STATUS] = 1
+                    return recorded
+                old_pos = state[DECK_POS]
+                if valued and prob_rows[t] >= 0:
+                    probs = prob_table[prob_rows[t]]
+                    expected_points = 0.0
+                    expected_win = 0.0
+                    mass = 0.0
+                    actual_points = 0.0
+                    actual_win = 0.0
+                    for m in range(moves):
+                        p = probs[state[MOVE_ACTIONS + m]]
+                        trial[:] = state
+                        over = apply_move(trial, rules, trial[MOVE_ACTIONS + m] // SLOTS_PER_CARD,
+                                          trial[MOVE_CAPTURES + m])  # fmt: skip
+                        if over or trial[DECK_POS] > old_pos:
+                            points, win = _settled_value(trial, rules, over, old_pos, unknown,
+                                                         bottom, net, buf)  # fmt: skip
+                        else:
+                            points, win = _rollout_value(trial, rules, unknown, bottom, net, buf,
+                                                         work, players)  # fmt: skip
+                        expected_points += p * points
+                        expected_win += p * win
+                        mass += p
+                        if m == chosen:
+                            actual_points = points
+                            actual_win = win
+                    if mass > 0.0:
+                        figures[DECISION_POINTS] += actual_points - expected_points / mass
+                        figures[DECISION_WIN] += actual_win - expected_win / mass
+                        figures[DECISION_EVENTS] += 1
+                card = state[MOVE_ACTIONS + chosen] // SLOTS_PER_CARD
+                over = apply_move(state, rules, card, state[MOVE_CAPTURES + chosen])
+                t += 1
+                if over:
+                    if rounds < round_points.shape[0]:
+                        round_points[rounds] = state[RES_TOTAL] - state[RES_TOTAL + 1]
+                    rounds += 1
+                    ended = True
+                    break
+                if state[DECK_POS] > old_pos:
+                    deal_from = old_pos
+                    deal_to = state[DECK_POS]
+                    first = (state[DEALER] + 1) % n
+                    hidden = 0
+                    for q in range(deal_from, deal_to):
+                        hidden |= 1 << state[DECK + q]
+                    if record and recorded < views.shape[0]:
+                        _view_of(state, rules, hidden, unknown, bottom, views[recorded])
+                        view_rounds[recorded] = rounds
+                        recorded += 1
+                    break
+                if record and recorded < views.shape[0]:
+                    _view_of(state, rules, 0, unknown, bottom, views[recorded])
+                    view_rounds[recorded] = rounds
+                    recorded += 1
+            if ended:
+                break
+        if state[DONE]:
+            break
+    points, win = _terminal_value(state)
+    figures[OUTCOME_POINTS] = points
+    figures[OUTCOME_WIN] = win
+    figures[ROUNDS] = rounds
+    if t != actions.shape[0]:
+        figures[STATUS] = 2
+    return recorded
+
+
+@njit(cache=True, parallel=True)
+def walk_games(
+    rules: np.ndarray, seeds: np.ndarray, action_starts: np.ndarray, actions: np.ndarray,
+    prob_rows: np.ndarray, prob_table: np.ndarray, w1: np.ndarray, b1: np.ndarray,
+    w2: np.ndarray, b2: np.ndarray, w3: np.ndarray, b3: np.ndarray, samples: int,
+    players: np.ndarray,
+) -> np.ndarray:  # fmt: skip
+    """``walk_game`` of every game (game ``g``'s moves are ``actions[action_starts[g]:
+    action_starts[g + 1]]``), in parallel: ``float64[games, FIGURES]``."""
+    games = seeds.shape[0]
+    out = np.zeros((games, FIGURES), dtype=np.float64)
+    for g in prange(games):
+        lo = action_starts[g]
+        hi = action_starts[g + 1]
+        walk_game(rules, seeds[g], actions[lo:hi], prob_rows[lo:hi], prob_table,
+                  (w1, b1, w2, b2, w3, b3), samples, players[g], out[g],
+                  np.empty((0, VIEW_SIZE), dtype=np.int64),
+                  np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))  # fmt: skip
+    return out
+
+
+@njit(cache=True, parallel=True)
+def collect_views(
+    rules: np.ndarray, seeds: np.ndarray, action_starts: np.ndarray, actions: np.ndarray,
+    per_game: int,
+) -> tuple:  # fmt: skip
+    """The value network's training data: every game walked with no value function, the view
+    after each event kept (at most ``per_game`` a game). Returns (views ``[games, per_game,
+    VIEW_SIZE]``, their rounds ``[games, per_game]``, views kept ``[games]``, each round's
+    points for side 0 minus side 1 ``[games, MAX_ROUNDS_RECORDED]``, figures ``[games,
+    FIGURES]``)."""
+    games = seeds.shape[0]
+    views = np.zeros((games, per_game, VIEW_SIZE), dtype=np.int64)
+    rounds = np.zeros((games, per_game), dtype=np.int64)
+    kept = np.zeros(games, dtype=np.int64)
+    points = np.zeros((games, MAX_ROUNDS_RECORDED), dtype=np.int64)
+    figures = np.zeros((games, FIGURES), dtype=np.float64)
+    z1 = np.zeros((0, 0), dtype=np.float32)
+    z0 = np.zeros(0, dtype=np.float32)
+    for g in prange(games):
+        lo = action_starts[g]
+        hi = action_starts[g + 1]
+        none = np.full(hi - lo, -1, dtype=np.int64)
+        kept[g] = walk_game(rules, seeds[g], actions[lo:hi], none, np.zeros((0, NUM_ACTIONS)),
+                            (z1, z0, z1, z0, z1, z0), 0, np.zeros(4, dtype=np.int64),
+                            figures[g], views[g], rounds[g], points[g])  # fmt: skip
+    return views, rounds, kept, points, figures
+
+
+def luck_corrections(
+    rules: Rules,
+    game_seeds: Sequence[int],
+    actions: Sequence[Sequence[int]],
+    prob_rows: Sequence[Sequence[int]],
+    prob_table: Sequence[np.ndarray],
+    value: StateValue,
+    samples: int = 32,
+    players: np.ndarray | None = None,
+) -> np.ndarray:
+    """``float64[games, FIGURES]``: each game walked again (its seed, its moves) with ``value``;
+    ``prob_rows[g][t]`` indexes ``prob_table`` (rows of 208 move probabilities) or is -1;
+    ``players[g, seat]``: each seat's rollout player (default: the heuristic one). Raises
+    ``ValueError`` if ``value`` is for another table or a game's moves do not replay."""
+    if (value.rules.num_players, value.rules.teams) != (rules.num_players, rules.teams):
+        raise ValueError(
+            f"the value function is for the {value.table} table, these games are "
+            f"{rules.num_players} players{' in teams' if rules.teams else ''}"
+        )
+    rollout = np.zeros((len(actions), 4), dtype=np.int64)
+    if players is not None:
+        rollout[:, : rules.num_players] = players
+    starts = np.zeros(len(actions) + 1, dtype=np.int64)
+    starts[1:] = np.cumsum([len(a) for a in actions])
+    flat = np.fromiter((a for game in actions for a in game), dtype=np.int64, count=int(starts[-1]))
+    rows = np.fromiter((r for game in prob_rows for r in game), dtype=np.int64,
+                       count=int(starts[-1]))  # fmt: skip
+    table = (np.asarray(prob_table, dtype=np.float64).reshape(-1, NUM_ACTIONS) if len(prob_table)
+             else np.zeros((0, NUM_ACTIONS), dtype=np.float64))  # fmt: skip
+    w1, b1, w2, b2, w3, b3 = value.weights
+    figures = walk_games(rules_array(rules), np.asarray(game_seeds, dtype=np.int64), starts, flat,
+                         rows, table, w1, b1, w2, b2, w3, b3, samples, rollout)  # fmt: skip
+    bad = np.flatnonzero(figures[:, STATUS] != 0)
+    if bad.size:
+        g = int(bad[0])
+        why = "an illegal move" if figures[g, STATUS] == 1 else "the moves and the game end apart"
+        raise ValueError(f"game {g} (seed {game_seeds[g]}) does not replay from its moves ({why})")
+    return figures

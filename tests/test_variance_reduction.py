@@ -1,0 +1,221 @@
+"""Variance-reduced evaluation: the luck corrections have mean zero (with the packaged value
+function and with one of random numbers), the intervals cover, the match API's fields, and bad
+input. The long measurements (standard errors side by side) are benchmarks/variance_reduction.py."""
+
+import json
+import math
+import re
+
+import numpy as np
+import pytest
+import torch
+
+from agents.evaluation.ladder import BATCH_DEALS, fit_rating, load_ladder, rate
+from agents.evaluation.luck import (
+    CHANCE_EVENTS,
+    CHANCE_POINTS,
+    CHANCE_WIN,
+    DECISION_EVENTS,
+    DECISION_POINTS,
+    OUTCOME_POINTS,
+    luck_corrections,
+)
+from agents.evaluation.matches import MoveTrace, duplicate_match, play_games
+from agents.evaluation.rate_cli import main as rate_main
+from agents.evaluation.store import RatingStore
+from agents.learning.state_value import StateValue, load_state_value, state_value_path
+from agents.players.basic import GreedyPolicy, RandomPolicy
+from agents.players.heuristic import HeuristicPolicy
+from bastra_env import Rules
+
+ROUND_2P = Rules(num_players=2, max_rounds=1)
+
+
+def walked(rules, seat_policies, seeds, value, samples=2):
+    trace = MoveTrace.empty(len(seeds))
+    scores, _ = play_games(rules, seat_policies, seeds, trace=trace)
+    figures = luck_corrections(rules, seeds, trace.actions, trace.prob_rows, trace.prob_table,
+                               value, samples=samples)  # fmt: skip
+    assert np.array_equal(figures[:, OUTCOME_POINTS], scores[:, 0] - scores[:, 1])
+    return scores, figures
+
+
+def assert_mean_zero(values, z=2.576):
+    """The mean lies within its 99% interval around zero."""
+    half = z * values.std(ddof=1) / math.sqrt(len(values))
+    assert abs(values.mean()) <= half, (values.mean(), half)
+
+
+@pytest.mark.slow
+def test_corrections_have_mean_zero_over_10000_rounds():
+    # a sampling player (decision corrections) against a deterministic one, seats alternating
+    rng_player, greedy = RandomPolicy(seed=7), GreedyPolicy()
+    seats = [[rng_player, greedy] if g % 2 == 0 else [greedy, rng_player] for g in range(10_000)]
+    _, figures = walked(ROUND_2P, seats, list(range(10_000)), load_state_value(table="2p"))
+    assert (figures[:, DECISION_EVENTS] == 24).all()  # every move of the random seat
+    assert (figures[:, CHANCE_EVENTS] == 6).all()  # the six deals of a 2p round
+    assert_mean_zero(figures[:, CHANCE_POINTS] + figures[:, DECISION_POINTS])
+    assert_mean_zero(figures[:, CHANCE_POINTS])
+    assert_mean_zero(figures[:, DECISION_POINTS])
+
+
+def test_random_value_function_keeps_the_estimate_unbiased_only_noisier():
+    poor = StateValue.random("2p", seed=3, scale=0.3)
+    seats = [[HeuristicPolicy(), GreedyPolicy()], [GreedyPolicy(), HeuristicPolicy()]] * 1500
+    scores, figures = walked(ROUND_2P, seats, [g // 2 for g in range(3000)], poor)
+    corrections = figures[:, CHANCE_POINTS] + figures[:, DECISION_POINTS]
+    assert_mean_zero(corrections)
+    raw = (scores[:, 0] - scores[:, 1]).astype(float)
+    assert (raw - corrections).var() > raw.var()  # noisier than the plain estimate
+    assert_mean_zero(figures[:, CHANCE_WIN])
+
+
+@pytest.mark.slow
+def test_95_intervals_cover_the_large_sample_value():
+    # the large-sample value: 20,000 plain duplicate deals of single rounds
+    greedy, heuristic = GreedyPolicy(), HeuristicPolicy()
+    big = duplicate_match(greedy, heuristic, deals=20_000, mode="round", seed=10**6)
+    truth = big.point_diff
+    assert big.point_diff_ci < 0.15
+    value = load_state_value(table="2p")
+    held = 0
+    matches = 200
+    for m in range(matches):
+        r = duplicate_match(greedy, heuristic, deals=120, mode="round", seed=1000 * m,
+                            variance_reduction=True, value=value)  # fmt: skip
+        held += abs(r.point_diff - truth) <= r.point_diff_ci
+    assert 0.93 * matches <= held <= 0.97 * matches, held
+
+
+def test_match_fields_and_determinism():
+    kwargs = dict(deals=12, mode="game", seed=5, variance_reduction=True, target_score=30)
+    r = duplicate_match("random", "greedy", num_threads=1, **kwargs)
+    again = duplicate_match("random", "greedy", num_threads=2, **kwargs)
+    assert r.variance_reduced and r.decisions == {"a": "sampled", "b": "deterministic"}
+    assert len(r.deal_values) == len(r.raw_deal_values) == 12
+    assert r.point_diff == pytest.approx(r.deal_values.mean())
+    assert r.raw_point_diff == pytest.approx(r.raw_deal_values.mean())
+    assert r.raw_win_rate == (r.wins + r.draws / 2) / r.games
+    assert r.ci_low < r.win_rate < r.ci_high
+    assert not np.array_equal(r.deal_values, r.raw_deal_values)
+    for field in ("point_diff", "point_diff_ci", "win_rate", "raw_point_diff", "ci_low"):
+        assert getattr(r, field) == getattr(again, field)
+    assert np.array_equal(r.deal_values, again.deal_values)
+    plain = duplicate_match("random", "greedy", deals=12, mode="game", seed=5, target_score=30)
+    assert plain.point_diff == r.raw_point_diff and plain.win_rate == r.raw_win_rate
+    assert not plain.variance_reduced and np.array_equal(plain.deal_values, r.raw_deal_values)
+    assert r.to_json()["deal_values"] == r.deal_values.tolist()
+
+
+def test_team_game_and_unknown_decisions():
+    r = duplicate_match("heuristic", "pimc:2", table="4p_teams", deals=2, mode="round", seed=1,
+                        variance_reduction=True)  # fmt: skip
+    assert r.decisions == {"a": "deterministic", "b": "unknown"}
+    assert "variance-reduced" in r.line()
+
+
+def test_a_player_that_raises_is_named():
+    class Broken:
+        name = "broken"
+
+        def act_batch(self, observations, masks):
+            raise KeyError("no model")
+
+    with pytest.raises(RuntimeError, match=r"'broken' failed choosing a move.*no model"):
+        duplicate_match(Broken(), "greedy", deals=2, mode="round", variance_reduction=True)
+
+
+def test_value_files_from_elsewhere_are_refused(tmp_path):
+    with pytest.raises(ValueError, match="for the '2p' table, asked for '4p_teams'"):
+        load_state_value(state_value_path("2p"), table="4p_teams")
+    with pytest.raises(ValueError, match="4p_teams table, these games are 2 players"):
+        duplicate_match("greedy", "heuristic", deals=2, variance_reduction=True,
+                        value=load_state_value(table="4p_teams"))  # fmt: skip
+    corrupt = tmp_path / "value.pt"
+    corrupt.write_bytes(b"not a checkpoint")
+    with pytest.raises(ValueError, match="not a readable value function file"):
+        load_state_value(corrupt)
+    other = tmp_path / "other.pt"
+    torch.save({"format": "bastra-policy"}, other)
+    with pytest.raises(ValueError, match="not a state value file"):
+        load_state_value(other)
+    payload = torch.load(state_value_path("2p"), weights_only=True)
+    payload["features"] += 1
+    torch.save(payload, other)
+    with pytest.raises(ValueError, match="another feature layout"):
+        load_state_value(other)
+    with pytest.raises(ValueError, match="value= is the value function of variance_reduction"):
+        duplicate_match("greedy", "heuristic", deals=2, value=state_value_path("2p"))
+
+
+def test_moves_that_do_not_replay_are_refused():
+    trace = MoveTrace.empty(1)
+    play_games(ROUND_2P, [[GreedyPolicy(), GreedyPolicy()]], [3], trace=trace)
+    with pytest.raises(ValueError, match="does not replay"):
+        luck_corrections(ROUND_2P, [4], trace.actions, trace.prob_rows, trace.prob_table,
+                         load_state_value(table="2p"))  # fmt: skip
+
+
+# ------------------------------------------------------------------ the frozen ladder
+def small_ladder(tmp_path, ratings=None):
+    path = tmp_path / "ladder.json"
+    path.write_text(json.dumps({
+        "format": "bastra-ladder", "table": "2p", "version": "test",
+        "ratings": ratings or {"random": 723.1, "greedy": 1121.6, "heuristic": 1535.4},
+    }))  # fmt: skip
+    return path
+
+
+def test_fit_rating_matches_the_elo_expectation():
+    # 60% against a 1500 player is 400 log10(1.5) = 70.4 Elo above it
+    values = [np.array([1.0, 0.0, 1.0, 0.5, 0.5] * 40)]
+    rating, ci = fit_rating([1500.0], values)
+    assert rating == pytest.approx(1500 + 400 * math.log10(1.5), abs=0.01)
+    assert 0 < ci < math.inf
+    rating, ci = fit_rating([1500.0], [np.ones(10)])  # all won: no finite rating explains it
+    assert ci == math.inf
+
+
+def test_rate_stores_and_extends_a_rating(tmp_path):
+    ladder = load_ladder("2p", small_ladder(tmp_path))
+    store = RatingStore(tmp_path / "ratings.sqlite")
+    first = rate("greedy", "2p", minutes=10, precision=1000, store=store, ladder=ladder)
+    assert first.stopped == "precision" and first.ladder_rating == 1121.6
+    assert set(first.opponents) == {"random", "heuristic"}  # a member never plays itself
+    assert first.games == 2 * BATCH_DEALS * 2
+    again = rate("greedy", "2p", minutes=10, precision=first.ci - 1, store=store, ladder=ladder)
+    assert again.games > first.games  # extended: the stored batches count, new deals are added
+    stored = store.matches("greedy", "2p", "test")
+    assert len(stored) == again.games // (2 * BATCH_DEALS)
+    assert len({(m.opponent, m.seed) for m in stored}) == len(stored)  # no deal replayed
+    assert store.ratings("2p")[0]["rating"] == pytest.approx(again.rating)
+
+
+def test_rate_command_line(tmp_path, capsys):
+    ladder = small_ladder(tmp_path)
+    out = tmp_path / "rating.json"
+    args = ["greedy", "--ladder", str(ladder), "--store", str(tmp_path / "r.sqlite")]
+    payload = rate_main([*args, "--precision", "1000", "--json", str(out)])
+    assert json.loads(out.read_text()) == payload
+    assert {"rating", "ci", "games", "ladder_rating"} <= set(payload)
+    assert "greedy (2p):" in capsys.readouterr().out
+    for bad, message in (
+        (["--precision", "0"], "--precision must be a positive"),
+        (["--table", "4p_teams"], "no ladder for the table '4p_teams'|the ladder of '2p'"),
+    ):
+        with pytest.raises(SystemExit):
+            rate_main([*args, *bad])
+        assert re.search(message, capsys.readouterr().err)
+    with pytest.raises(SystemExit):
+        rate_main(["greedy", "--ladder", str(tmp_path / "missing.json")])
+    assert "not a readable ladder file" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        rate_main(["bastra2p", "--ladder", str(ladder), "--store", str(tmp_path / "r.sqlite")])
+    assert "unknown policy 'bastra2p'" in capsys.readouterr().err
+
+
+def test_store_refuses_a_file_that_is_not_sqlite(tmp_path):
+    bad = tmp_path / "ratings.sqlite"
+    bad.write_text("not a database")
+    with pytest.raises(ValueError, match="not a usable SQLite file"):
+        RatingStore(bad)
