@@ -61,7 +61,7 @@ COMMANDS = {
         ("bastra evaluate bastra_2p heuristic --deals 200",),
     ),
     "rate": Command(
-        "agents.rate",
+        "agents.evaluation.rate_cli",
         "a policy's Elo on the frozen ladder, variance-reduced, with its 95% interval",
         ("bastra rate bastra_2p:network --precision 20 --minutes 5",),
     ),

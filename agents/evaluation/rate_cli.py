@@ -1,5 +1,6 @@
 """``bastra rate``: a policy's Elo on the frozen ladder of its table (``agents.evaluation.ladder``).
 
+examples:
     bastra rate POLICY [--table 2p|4p_teams] [--minutes M] [--precision E] [--json FILE]
     bastra rate bastra_2p:network --precision 20 --minutes 5
     bastra rate runs/2p/final.pt --store ratings.sqlite      # rated again: extended, not replayed
