@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -70,9 +71,9 @@ def measure(table: str, a: str, b: str, mode: str, deals: int, seed: int) -> dic
     if mode == "game":
         assert r.win_deal_values is not None and r.raw_win_deal_values is not None
         row["win_rate"] = r.win_rate
-        row["win_rate_se"] = float(r.win_deal_values.std(ddof=1) / deals**0.5)
+        row["win_rate_se"] = float(np.std(r.win_deal_values, ddof=1) / deals**0.5)
         row["raw_win_rate"] = r.raw_win_rate
-        row["raw_win_rate_se"] = float(r.raw_win_deal_values.std(ddof=1) / deals**0.5)
+        row["raw_win_rate_se"] = float(np.std(r.raw_win_deal_values, ddof=1) / deals**0.5)
         row["win_se_ratio"] = row["win_rate_se"] / row["raw_win_rate_se"]
     return row
 

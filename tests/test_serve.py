@@ -278,6 +278,33 @@ def test_the_leaderboard_is_served_from_a_file_named_at_start_up(players, tmp_pa
         create_app(players, leaderboards=[tmp_path / "bad.json"])
 
 
+def test_the_leaderboard_shows_the_policies_rated_in_the_store_beside_the_frozen_ladder(
+    players, tmp_path
+):
+    from agents.evaluation.ladder import load_ladder
+    from agents.evaluation.store import RatingStore, StoredMatch
+
+    ladder = load_ladder("2p")
+    store = RatingStore(tmp_path / "ratings.sqlite")
+    match = StoredMatch("heuristic", 1, 2, [0.5, 0.75], [0.5, 1.0], [1.0, 2.0])
+    secret = tmp_path / "private" / "mine.pt"
+    for policy, identity, rating in [("greedy", "greedy", 1130.0),
+                                     (str(secret), f"{secret}@0123456789abcdef", 1600.0)]:
+        store.add(identity, policy, "2p", ladder.version, match, rating, 25.0, 4, "test")
+    client = TestClient(create_app(players, ratings_store=store.path))
+    assert client.get("/api/options").json()["leaderboard"] is True
+    (board,) = client.get("/api/leaderboard").json()["leaderboards"]
+    assert board["kind"] == "rated" and board["table"] == "2p"
+    assert {"random", "bastra_2p"} <= {r["player"] for r in board["rows"] if r["member"]}
+    rows = {r["player"]: r for r in board["rows"] if not r["member"]}
+    assert rows["mine.pt @01234567"]["rating"] == 1600.0
+    greedy = rows["greedy"]
+    assert (greedy["low"], greedy["high"], greedy["games"]) == (1105, 1155, 4)
+    assert "private" not in json.dumps(board)  # no server folder goes to a client
+    assert [r["rating"] for r in board["rows"]] == sorted((r["rating"] for r in board["rows"]),
+                                                          reverse=True)  # fmt: skip
+
+
 def test_the_page_and_its_files_are_served_with_no_outside_url(client):
     page = client.get("/")
     assert page.status_code == 200 and "text/html" in page.headers["content-type"]

@@ -153,7 +153,14 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     leaderboard = make_leaderboard()
     board_path = folder / "round_robin.json"
     board_path.write_text(json.dumps(leaderboard))
-    app = create_app(Players(), replays=replays, leaderboards=[board_path])
+    from agents.evaluation.ladder import load_ladder
+    from agents.evaluation.store import RatingStore, StoredMatch
+
+    store = RatingStore(folder / "ratings.sqlite")
+    store.add("mine", "mine", "2p", load_ladder("2p").version,
+              StoredMatch("heuristic", 1, 1, [0.5], [0.5], [0.0]), 1590.0, 18.0, 2, "test")
+    app = create_app(Players(), replays=replays, leaderboards=[board_path],
+                     ratings_store=store.path)  # fmt: skip
     try:
         with Server(app) as server:
             yield Site(server.url, record, record_path, leaderboard)
@@ -523,6 +530,8 @@ def test_a_replay_from_the_server(tab: Tab, site: Site) -> None:
 
 
 def test_the_leaderboard(tab: Tab, site: Site) -> None:
+    from agents.evaluation.ladder import load_ladder
+
     page = tab.open("#leaderboard")
     rows = tid(page, "rating-row")
     expect(rows).to_have_count(3)
@@ -543,6 +552,12 @@ def test_the_leaderboard(tab: Tab, site: Site) -> None:
         assert "95% CI" in cell.get_attribute("title")
         mirror = tid(page, "h2h-cell", row=result["b"], col=result["a"])
         assert float(mirror.get_attribute("data-rate")) == pytest.approx(1 - result["win_rate"])
+    # the policies rated with bastra rate, placed among the frozen ladder's members
+    rated = tid(page, "rated-row")
+    expect(rated).to_have_count(len(load_ladder("2p").ratings) + 1)
+    expect(tid(page, "rated-row", player="mine")).to_contain_text("1572 – 1608")
+    values = [float(r.get_attribute("data-rating")) for r in rated.all()]
+    assert values == sorted(values, reverse=True)
     tab.assert_clean()
 
 

@@ -21,7 +21,8 @@ to the JSON API below, which is also there for scripts:
   observation only (409 on another seat's turn; 404 where the table has no shipped model).
 - ``GET  /api/games/{id}/record``: the finished game's record (``agents.evaluation.replay``).
 - ``GET  /api/replays``, ``GET /api/replays/{name}``: the records in ``--replays DIR``.
-- ``GET  /api/leaderboard``: the round-robins of ``--leaderboard FILE`` (``agents.evaluate``).
+- ``GET  /api/leaderboard``: the round-robins of ``--leaderboard FILE`` (``agents.evaluate``) and
+  the policies rated on the frozen ladders in ``--ratings-store`` (``bastra rate``).
 
 Errors are 4xx with ``{"error": "..."}`` and leave the game as it was. A state holds only what the
 human's seat may know: its own hand, the board, the public counts and plays; other hands, the deck
@@ -51,7 +52,9 @@ from starlette.responses import FileResponse, JSONResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from agents.evaluation.ladder import load_ladder
 from agents.evaluation.replay import Move, build_record, by_card, explain, read_record, step_play
+from agents.evaluation.store import RatingStore, default_store_path
 from agents.learning.policy import PRETRAINED, PRETRAINED_DIR, LearnedPolicy
 from agents.registry import BASELINES, load_policy, make_policy
 from bastra_env import Rules, card_name, raw_env
@@ -468,6 +471,44 @@ def load_leaderboards(paths: Sequence[str | Path]) -> list[dict[str, Any]]:
     return boards
 
 
+def shown_name(policy: str) -> str:
+    """A rated policy as the leaderboard shows it: a checkpoint by its file name only (the
+    server's folders are not sent to clients)."""
+    head, sep, tail = policy.partition(":")
+    return Path(head).name + sep + tail if ("/" in head or "\\" in head) else policy
+
+
+def rated_boards(store: RatingStore) -> list[dict[str, Any]]:
+    """One board per table with rated entries in the store (``bastra rate``): the frozen ladder's
+    members beside every policy rated on it, each with its 95% interval."""
+    boards = []
+    for table in TABLES:
+        entries = store.ratings(table)
+        if not entries:
+            continue
+        try:
+            ladder = load_ladder(table)
+        except ValueError:
+            continue
+        rows: list[dict[str, Any]] = [
+            {"player": name, "rating": rating, "low": None, "high": None, "games": None,
+             "member": True} for name, rating in ladder.ratings.items()
+        ]  # fmt: skip
+        for e in entries:
+            if e["ladder"] != ladder.version:
+                continue
+            name = shown_name(e["policy"])
+            digest = e["identity"].rpartition("@")[2] if "@" in e["identity"] else ""
+            rows.append({"player": name + (f" @{digest[:8]}" if digest else ""),
+                         "rating": e["rating"], "low": e["rating"] - e["ci"],
+                         "high": e["rating"] + e["ci"], "games": e["games"],
+                         "member": False})  # fmt: skip
+        rows.sort(key=lambda r: -r["rating"])
+        boards.append({"name": f"rated on the {table} ladder", "kind": "rated", "table": table,
+                       "ladder": ladder.version, "rows": rows})  # fmt: skip
+    return boards
+
+
 def create_app(
     players: Players | None = None,
     max_games: int = 500,
@@ -475,15 +516,19 @@ def create_app(
     replays: str | Path | None = None,
     leaderboards: Sequence[str | Path] = (),
     clock: Callable[[], float] = time.monotonic,
+    ratings_store: str | Path | None = None,
 ) -> Starlette:
     """The ASGI app. ``replays``: a folder of records to offer; ``leaderboards``: round-robin
-    files of ``agents.evaluate --json``. Both are read on the server only."""
+    files of ``agents.evaluate --json``; ``ratings_store``: the SQLite store of ``bastra rate``,
+    whose rated entries the leaderboard shows (read at each request). All are read on the
+    server only."""
     players = players if players is not None else Players()
     store = GameStore(max_games=max_games, ttl=ttl, clock=clock)
     replay_dir = Path(replays).resolve() if replays is not None else None
     if replay_dir is not None and not replay_dir.is_dir():
         raise ValueError(f"--replays {replays}: no such folder")
     boards = load_leaderboards(leaderboards)
+    rated = RatingStore(ratings_store) if ratings_store is not None else None
     ratings = packaged_ratings()
 
     def replay_files() -> dict[str, Path]:
@@ -521,7 +566,7 @@ def create_app(
                 "ratings": ratings,
                 "rules": rules,
                 "replays": replay_dir is not None,
-                "leaderboard": bool(boards),
+                "leaderboard": bool(boards) or rated is not None,
             }
         )
 
@@ -567,9 +612,9 @@ def create_app(
             raise ClientError(422, str(error)) from None
 
     async def leaderboard(request: Request) -> JSONResponse:
-        if not boards:
+        if not boards and rated is None:
             raise ClientError(404, "no leaderboard: start the server with --leaderboard FILE")
-        return JSONResponse({"leaderboards": boards})
+        return JSONResponse({"leaderboards": boards + (rated_boards(rated) if rated else [])})
 
     async def client_error(request: Request, error: Exception) -> JSONResponse:
         assert isinstance(error, ClientError)
@@ -633,6 +678,11 @@ def main(argv: list[str] | None = None) -> int:
         "--leaderboard", action="append", default=[], metavar="FILE",
         help="a round-robin written by python -m agents.evaluate A B C --json FILE (repeatable)",
     )  # fmt: skip
+    parser.add_argument(
+        "--ratings-store", metavar="PATH",
+        help="the bastra rate store whose rated entries the leaderboard shows (default: "
+        f"{default_store_path()} when it exists)",
+    )  # fmt: skip
     parser.add_argument("--max-games", type=int, default=500, help="live games held at once")
     parser.add_argument(
         "--game-ttl", type=float, default=3600.0, help="seconds a game is kept idle"
@@ -642,7 +692,11 @@ def main(argv: list[str] | None = None) -> int:
         if not 0 < args.port < 65536:
             raise ValueError(f"--port must be from 1 to 65535, got {args.port}")
         players = Players(parse_models(args.model), packaged=not args.no_packaged)
-        app = create_app(players, args.max_games, args.game_ttl, args.replays, args.leaderboard)
+        store = args.ratings_store
+        if store is None and default_store_path().is_file():
+            store = default_store_path()
+        app = create_app(players, args.max_games, args.game_ttl, args.replays, args.leaderboard,
+                         ratings_store=store)  # fmt: skip
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

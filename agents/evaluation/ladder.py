@@ -213,8 +213,8 @@ def rate(
                             variance_reduction=True, value=value)  # fmt: skip
         assert r.win_deal_values is not None and r.raw_win_deal_values is not None
         assert r.deal_values is not None
-        match = StoredMatch(opponent, seed, BATCH_DEALS, r.win_deal_values.tolist(),
-                            r.raw_win_deal_values.tolist(), r.deal_values.tolist())  # fmt: skip
+        match = StoredMatch(opponent, seed, BATCH_DEALS, list(r.win_deal_values),
+                            list(r.raw_win_deal_values), list(r.deal_values))  # fmt: skip
         history.append(match)
         state = current()
         store.add(identity, spec, table, ladder.version, match, state.rating, state.ci,

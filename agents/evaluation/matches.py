@@ -83,13 +83,13 @@ class MatchResult:
     """The plain win rate of the same games (its Wilson interval: ``raw_ci_low``/``high``)."""
     raw_ci_low: float = float("nan")
     raw_ci_high: float = float("nan")
-    deal_values: np.ndarray | None = field(default=None, repr=False)
+    deal_values: tuple[float, ...] | None = field(default=None, repr=False)
     """A's point difference per deal (its two games averaged), variance-reduced if asked."""
-    raw_deal_values: np.ndarray | None = field(default=None, repr=False)
-    win_deal_values: np.ndarray | None = field(default=None, repr=False)
+    raw_deal_values: tuple[float, ...] | None = field(default=None, repr=False)
+    win_deal_values: tuple[float, ...] | None = field(default=None, repr=False)
     """A's result per deal (1 win, 1/2 draw, 0 loss; its two games averaged), variance-reduced
     in full games if asked."""
-    raw_win_deal_values: np.ndarray | None = field(default=None, repr=False)
+    raw_win_deal_values: tuple[float, ...] | None = field(default=None, repr=False)
     variance_reduced: bool = False
     decisions: dict[str, str] = field(default_factory=dict)
     """Per side (``a``, ``b``): how its moves were corrected: ``"sampled"`` (a decision correction
@@ -103,15 +103,11 @@ class MatchResult:
         for name in ("deal_values", "raw_deal_values", "win_deal_values", "raw_win_deal_values"):
             value = getattr(self, name)
             if value is not None:
-                setattr(self, name, np.asarray(value, dtype=np.float64))
+                setattr(self, name, tuple(float(v) for v in np.asarray(value).ravel()))
 
     def to_json(self) -> dict[str, Any]:
-        """The fields as JSON-ready values (arrays as lists)."""
-        out = asdict(self)
-        for key, value in out.items():
-            if isinstance(value, np.ndarray):
-                out[key] = value.tolist()
-        return out
+        """The fields as JSON-ready values (``json.dumps(asdict(result))`` works as well)."""
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
 
     def line(self) -> str:
         text = (
@@ -420,8 +416,8 @@ def duplicate_match(
         point_diff=float(per_game.mean()), point_diff_ci=mean_interval(raw_points),
         raw_point_diff=float(per_game.mean()), raw_point_diff_ci=mean_interval(raw_points),
         raw_win_rate=(wins + draws / 2) / games, raw_ci_low=low, raw_ci_high=high,
-        deal_values=raw_points, raw_deal_values=raw_points, win_deal_values=raw_won,
-        raw_win_deal_values=raw_won, correction_seconds=0.0,
+        deal_values=tuple(raw_points), raw_deal_values=tuple(raw_points),
+        win_deal_values=tuple(raw_won), raw_win_deal_values=tuple(raw_won), correction_seconds=0.0,
     )  # fmt: skip
     if luck_value is not None and trace is not None:
         played = time.perf_counter()
@@ -432,14 +428,16 @@ def duplicate_match(
             raise RuntimeError("the walked games do not end as the played ones (a bug)")
         sign = np.where(mine == 0, 1.0, -1.0)
         points = per_game - sign * (figures[:, CHANCE_POINTS] + figures[:, DECISION_POINTS])
-        result.deal_values = points.reshape(deals, 2).mean(axis=1)
-        result.point_diff = float(result.deal_values.mean())
-        result.point_diff_ci = mean_interval(result.deal_values)
+        deal_points = points.reshape(deals, 2).mean(axis=1)
+        result.deal_values = tuple(deal_points.tolist())
+        result.point_diff = float(deal_points.mean())
+        result.point_diff_ci = mean_interval(deal_points)
         if mode == "game":
             won = won - sign * (figures[:, CHANCE_WIN] + figures[:, DECISION_WIN])
-            result.win_deal_values = won.reshape(deals, 2).mean(axis=1)
-            result.win_rate = float(result.win_deal_values.mean())
-            half = mean_interval(result.win_deal_values)
+            deal_won = won.reshape(deals, 2).mean(axis=1)
+            result.win_deal_values = tuple(deal_won.tolist())
+            result.win_rate = float(deal_won.mean())
+            half = mean_interval(deal_won)
             result.ci_low, result.ci_high = result.win_rate - half, result.win_rate + half
         result.variance_reduced = True
         result.decisions = {"a": _decisions(side_a), "b": _decisions(side_b)}

@@ -1190,7 +1190,36 @@
 
   const pct = (x) => `${(100 * x).toFixed(0)}%`;
 
+  function renderRated(board) {
+    const rows = board.rows || [];
+    const best = rows.length ? rows[0].rating : 0;
+    const worst = rows.length ? rows[rows.length - 1].rating : 0;
+    const span = best - worst || 1;
+    const body = h("tbody", {}, rows.map((row, index) => h("tr", { "data-testid": "rated-row",
+      "data-player": row.player, "data-rating": row.rating, class: row.member ? "muted" : "" },
+    h("td", { class: "rank" }, index + 1),
+    h("th", { scope: "row" }, row.player),
+    h("td", { class: "rating" }, h("span", { class: "rating-bar",
+      style: `width:${15 + 85 * (row.rating - worst) / span}%` }),
+    h("span", { class: "rating-num" }, row.rating.toFixed(0))),
+    h("td", {}, row.member ? "frozen"
+      : `${row.low.toFixed(0)} \u2013 ${row.high.toFixed(0)}`),
+    h("td", {}, row.member ? "ladder" : row.games))));
+    return h("section", { class: "panel board-card", "data-testid": "rated-board",
+      "data-name": board.name },
+    h("h2", {}, board.name),
+    h("p", { class: "muted" }, `${TABLE_LABELS[board.table] || board.table}, ladder ` +
+      `${board.ladder}: whole games, variance-reduced duplicate deals (bastra rate)`),
+    h("table", { class: "ratings", "data-testid": "rated" },
+      h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "Player"), h("th", {}, "Elo"),
+        h("th", {}, "95% interval"), h("th", {}, "Games"))), body),
+    h("p", { class: "muted small" },
+      "Ladder members keep the ratings they were fitted with; each rated policy is fitted " +
+      "against them, so ratings made on different days compare."));
+  }
+
   function renderBoard(board) {
+    if (board.kind === "rated") return renderRated(board);
     const results = board.results || [];
     const ratings = board.ratings || {};
     const intervals = board.rating_intervals || null;
