@@ -68,6 +68,10 @@ def measure(table: str, a: str, b: str, mode: str, deals: int, seed: int) -> dic
         "decisions": r.decisions,
     }  # fmt: skip
     row["point_se_ratio"] = row["point_diff_se"] / row["raw_point_diff_se"]
+    # the corrections at weight 1 (plain AIVAT) and the fitted weight (cross_fitted)
+    aivat = np.subtract(r.raw_deal_values, r.point_corrections)
+    row["aivat_point_se_ratio"] = float(np.std(aivat, ddof=1) / np.std(r.raw_deal_values, ddof=1))
+    row["point_weight"] = r.weights["points"]
     if mode == "game":
         assert r.win_deal_values is not None and r.raw_win_deal_values is not None
         row["win_rate"] = r.win_rate
@@ -75,6 +79,11 @@ def measure(table: str, a: str, b: str, mode: str, deals: int, seed: int) -> dic
         row["raw_win_rate"] = r.raw_win_rate
         row["raw_win_rate_se"] = float(np.std(r.raw_win_deal_values, ddof=1) / deals**0.5)
         row["win_se_ratio"] = row["win_rate_se"] / row["raw_win_rate_se"]
+        aivat = np.subtract(r.raw_win_deal_values, r.win_corrections)
+        row["aivat_win_se_ratio"] = float(
+            np.std(aivat, ddof=1) / np.std(r.raw_win_deal_values, ddof=1)
+        )
+        row["win_weight"] = r.weights["win"]
     return row
 
 
@@ -83,12 +92,14 @@ def show(row: dict[str, Any]) -> str:
         f"{row['table']:8} {row['a']:>24} vs {row['b']:<24} {row['mode']:5} {row['games']:5} games"
         f" | points {row['raw_point_diff']:+6.2f} se {row['raw_point_diff_se']:.2f} -> "
         f"{row['point_diff']:+6.2f} se {row['point_diff_se']:.2f} (x{row['point_se_ratio']:.2f},"
-        f" {1 / row['point_se_ratio'] ** 2:.1f}x games)"
+        f" {1 / row['point_se_ratio'] ** 2:.1f}x games; weight {row['point_weight']:.2f},"
+        f" at 1: x{row['aivat_point_se_ratio']:.2f})"
     )
     if "win_se_ratio" in row:
         text += (
             f" | win {row['raw_win_rate']:.1%} se {row['raw_win_rate_se']:.3f} -> "
-            f"{row['win_rate']:.1%} se {row['win_rate_se']:.3f} (x{row['win_se_ratio']:.2f})"
+            f"{row['win_rate']:.1%} se {row['win_rate_se']:.3f} (x{row['win_se_ratio']:.2f};"
+            f" weight {row['win_weight']:.2f}, at 1: x{row['aivat_win_se_ratio']:.2f})"
         )
     share = row["correction_seconds"] / max(row["seconds"], 1e-9)
     spent = f"{row['correction_seconds']:.0f} of {row['seconds']:.0f} s ({share:.0%})"

@@ -286,7 +286,7 @@ def test_the_leaderboard_shows_the_policies_rated_in_the_store_beside_the_frozen
 
     ladder = load_ladder("2p")
     store = RatingStore(tmp_path / "ratings.sqlite")
-    match = StoredMatch("heuristic", 1, 2, [0.5, 0.75], [0.5, 1.0], [1.0, 2.0])
+    match = StoredMatch("heuristic", 1, 2, [0.5, 1.0], [0.0, 0.25], [1.0, 2.0], [0.0, 0.5])
     secret = tmp_path / "private" / "mine.pt"
     for policy, identity, rating in [("greedy", "greedy", 1130.0),
                                      (str(secret), f"{secret}@0123456789abcdef", 1600.0)]:

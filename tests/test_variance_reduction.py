@@ -21,7 +21,7 @@ from agents.evaluation.luck import (
     OUTCOME_POINTS,
     luck_corrections,
 )
-from agents.evaluation.matches import MoveTrace, duplicate_match, play_games
+from agents.evaluation.matches import MoveTrace, cross_fitted, duplicate_match, play_games
 from agents.evaluation.rate_cli import main as rate_main
 from agents.evaluation.store import RatingStore
 from agents.learning.state_value import StateValue, load_state_value, state_value_path
@@ -221,3 +221,25 @@ def test_store_refuses_a_file_that_is_not_sqlite(tmp_path):
     bad.write_text("not a database")
     with pytest.raises(ValueError, match="not a usable SQLite file"):
         RatingStore(bad)
+
+
+def test_the_fitted_weight_keeps_good_corrections_and_drops_noise():
+    """``cross_fitted``: corrections that explain the results get a weight near 1 and take the
+    spread away; corrections of pure noise get a weight near 0 and leave the plain estimate
+    (instead of adding their noise). Over repeated draws, both estimates stay unbiased."""
+    rng = np.random.default_rng(5)
+    good, noise, plain = [], [], []
+    for _ in range(400):
+        luck = rng.normal(0, 3, 200)
+        raw = 1.0 + luck + rng.normal(0, 1, 200)
+        values, weight = cross_fitted(raw, luck)
+        good.append((values.mean(), weight, values.std()))
+        values, weight = cross_fitted(raw, rng.normal(0, 3, 200))
+        noise.append((values.mean(), weight, values.std()))
+        plain.append(raw.std())
+    good_a, noise_a = np.array(good), np.array(noise)
+    assert abs(good_a[:, 1].mean() - 1) < 0.02 and good_a[:, 2].mean() < 0.35 * np.mean(plain)
+    assert abs(noise_a[:, 1].mean()) < 0.02 and noise_a[:, 2].mean() < 1.02 * np.mean(plain)
+    for means in (good_a[:, 0], noise_a[:, 0]):  # the true mean is 1 in both
+        assert abs(means.mean() - 1) < 3 * means.std() / math.sqrt(len(means))
+    assert cross_fitted(np.array([1.0, 2.0]), np.array([0.5, 0.5]))[1] == 1.0

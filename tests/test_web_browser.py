@@ -158,7 +158,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
 
     store = RatingStore(folder / "ratings.sqlite")
     store.add("mine", "mine", "2p", load_ladder("2p").version,
-              StoredMatch("heuristic", 1, 1, [0.5], [0.5], [0.0]), 1590.0, 18.0, 2, "test")
+              StoredMatch("heuristic", 1, 1, [0.5], [0.0], [0.0], [0.0]), 1590.0, 18.0, 2, "test")
     app = create_app(Players(), replays=replays, leaderboards=[board_path],
                      ratings_store=store.path)  # fmt: skip
     try:

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.evaluation.matches import duplicate_match
+from agents.evaluation.matches import cross_fitted, duplicate_match
 from agents.evaluation.store import RatingStore, StoredMatch
 from agents.learning.state_value import PRETRAINED_DIR, StateValue, load_state_value
 from agents.registry import make_policy, policy_problem
@@ -121,6 +121,16 @@ def fit_rating(
     return rating, 1.96 * math.sqrt(spread) / slope
 
 
+def reduced_results(history: Sequence[StoredMatch]) -> list[np.ndarray]:
+    """Each stored match's per-deal results, variance-reduced: the plain results minus the
+    corrections, weighted by ``cross_fitted`` over the whole history (more deals fit the weight
+    better than one batch)."""
+    raw = np.concatenate([np.asarray(m.raw_win_values, dtype=np.float64) for m in history])
+    luck = np.concatenate([np.asarray(m.win_corrections, dtype=np.float64) for m in history])
+    values, _ = cross_fitted(raw, luck)
+    return np.split(values, np.cumsum([len(m.raw_win_values) for m in history])[:-1])
+
+
 def policy_identity(spec: str) -> str:
     """The name a rating is stored under: the spec, with the digest of its file for a path."""
     path = Path(spec.split(":", 1)[0])
@@ -193,7 +203,7 @@ def rate(
             played[m.opponent] = played.get(m.opponent, 0) + m.deals
         if history:
             rating, ci = fit_rating([ladder.ratings[m.opponent] for m in history],
-                                    [np.asarray(m.win_values) for m in history])  # fmt: skip
+                                    reduced_results(history))  # fmt: skip
         else:
             rating, ci = float(np.median(list(ladder.ratings.values()))), math.inf
         games = 2 * sum(played.values())
@@ -211,10 +221,11 @@ def rate(
         r = duplicate_match(policy, players[opponent], table=table, deals=BATCH_DEALS,
                             mode="game", seed=seed, names=(spec, opponent),
                             variance_reduction=True, value=value)  # fmt: skip
-        assert r.win_deal_values is not None and r.raw_win_deal_values is not None
-        assert r.deal_values is not None
-        match = StoredMatch(opponent, seed, BATCH_DEALS, list(r.win_deal_values),
-                            list(r.raw_win_deal_values), list(r.deal_values))  # fmt: skip
+        assert r.raw_win_deal_values is not None and r.raw_deal_values is not None
+        assert r.win_corrections is not None and r.point_corrections is not None
+        match = StoredMatch(opponent, seed, BATCH_DEALS, list(r.raw_win_deal_values),
+                            list(r.win_corrections), list(r.raw_deal_values),
+                            list(r.point_corrections))  # fmt: skip
         history.append(match)
         state = current()
         store.add(identity, spec, table, ladder.version, match, state.rating, state.ci,

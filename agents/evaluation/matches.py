@@ -90,17 +90,27 @@ class MatchResult:
     """A's result per deal (1 win, 1/2 draw, 0 loss; its two games averaged), variance-reduced
     in full games if asked."""
     raw_win_deal_values: tuple[float, ...] | None = field(default=None, repr=False)
+    point_corrections: tuple[float, ...] | None = field(default=None, repr=False)
+    """What luck contributed to A's point difference per deal, as the value function sees it
+    (variance reduction only): ``deal_values`` is ``raw_deal_values`` minus these, weighted."""
+    win_corrections: tuple[float, ...] | None = field(default=None, repr=False)
+    """The same for A's result per deal (full games)."""
     variance_reduced: bool = False
     decisions: dict[str, str] = field(default_factory=dict)
     """Per side (``a``, ``b``): how its moves were corrected: ``"sampled"`` (a decision correction
     at each move), ``"deterministic"`` (none needed) or ``"unknown"`` (chance corrections only)."""
+    weights: dict[str, float] = field(default_factory=dict)
+    """The corrections' weight in each variance-reduced estimate (``"points"``, ``"win"``):
+    fitted on the deals (``cross_fitted``); near 1 the value function explains the luck, near 0
+    its corrections were noise and the estimate is close to the plain one."""
     seconds: float = float("nan")
     """The match's time, corrections included."""
     correction_seconds: float = float("nan")
     """The time spent computing the corrections (0 without variance reduction)."""
 
     def __post_init__(self) -> None:
-        for name in ("deal_values", "raw_deal_values", "win_deal_values", "raw_win_deal_values"):
+        for name in ("deal_values", "raw_deal_values", "win_deal_values", "raw_win_deal_values",
+                     "point_corrections", "win_corrections"):
             value = getattr(self, name)
             if value is not None:
                 setattr(self, name, tuple(float(v) for v in np.asarray(value).ravel()))
@@ -124,6 +134,26 @@ class MatchResult:
                 + ")"
             )
         return text
+
+
+def cross_fitted(raw: np.ndarray, corrections: np.ndarray) -> tuple[np.ndarray, float]:
+    """Per-deal estimates ``raw - w * corrections`` with the weight ``w`` that makes their
+    variance least (``cov(raw, c) / var(c)``: 1 when the value function is right, near 0 when
+    its corrections are noise), fitted on the other half of the deals (even deals take the odd
+    deals' weight and the other way round) so the estimate stays unbiased: the corrections have
+    mean zero and the weight applied to a deal is independent of it. Returns the values and the
+    mean of the two weights. Fewer than 4 deals: the weight is 1 (plain AIVAT)."""
+    raw = np.asarray(raw, dtype=np.float64)
+    corrections = np.asarray(corrections, dtype=np.float64)
+    if len(raw) < 4:
+        return raw - corrections, 1.0
+    weights = np.empty(2)
+    for fold in (0, 1):
+        r, c = raw[1 - fold :: 2], corrections[1 - fold :: 2]
+        spread = float(np.var(c))
+        weights[fold] = float(np.mean((r - r.mean()) * (c - c.mean()))) / spread if spread else 0
+    w = np.where(np.arange(len(raw)) % 2 == 0, weights[0], weights[1])
+    return raw - w * corrections, float(weights.mean())
 
 
 def mean_interval(values: np.ndarray) -> float:
@@ -427,14 +457,18 @@ def duplicate_match(
         if not np.array_equal(figures[:, OUTCOME_POINTS], scores[:, 0] - scores[:, 1]):
             raise RuntimeError("the walked games do not end as the played ones (a bug)")
         sign = np.where(mine == 0, 1.0, -1.0)
-        points = per_game - sign * (figures[:, CHANCE_POINTS] + figures[:, DECISION_POINTS])
-        deal_points = points.reshape(deals, 2).mean(axis=1)
+        luck = sign * (figures[:, CHANCE_POINTS] + figures[:, DECISION_POINTS])
+        luck = luck.reshape(deals, 2).mean(axis=1)
+        deal_points, result.weights["points"] = cross_fitted(raw_points, luck)
+        result.point_corrections = tuple(luck.tolist())
         result.deal_values = tuple(deal_points.tolist())
         result.point_diff = float(deal_points.mean())
         result.point_diff_ci = mean_interval(deal_points)
         if mode == "game":
-            won = won - sign * (figures[:, CHANCE_WIN] + figures[:, DECISION_WIN])
-            deal_won = won.reshape(deals, 2).mean(axis=1)
+            luck = sign * (figures[:, CHANCE_WIN] + figures[:, DECISION_WIN])
+            luck = luck.reshape(deals, 2).mean(axis=1)
+            deal_won, result.weights["win"] = cross_fitted(raw_won, luck)
+            result.win_corrections = tuple(luck.tolist())
             result.win_deal_values = tuple(deal_won.tolist())
             result.win_rate = float(deal_won.mean())
             half = mean_interval(deal_won)

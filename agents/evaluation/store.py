@@ -29,9 +29,10 @@ CREATE TABLE IF NOT EXISTS matches (
     opponent TEXT NOT NULL,
     seed INTEGER NOT NULL,       -- deal d is game seed seed + d
     deals INTEGER NOT NULL,
-    win_values TEXT NOT NULL,    -- JSON: the variance-reduced result of each deal
-    raw_win_values TEXT NOT NULL,
-    point_values TEXT NOT NULL,
+    raw_win_values TEXT NOT NULL,     -- JSON: the policy's result of each deal (two games)
+    win_corrections TEXT NOT NULL,    -- JSON: what luck contributed to it (the value function)
+    raw_point_values TEXT NOT NULL,   -- the same for the point difference
+    point_corrections TEXT NOT NULL,
     package_version TEXT NOT NULL,
     created REAL NOT NULL
 );
@@ -58,9 +59,10 @@ class StoredMatch:
     opponent: str
     seed: int
     deals: int
-    win_values: list[float]
     raw_win_values: list[float]
-    point_values: list[float]
+    win_corrections: list[float]
+    raw_point_values: list[float]
+    point_corrections: list[float]
 
 
 class RatingStore:
@@ -91,12 +93,12 @@ class RatingStore:
     def matches(self, identity: str, table: str, ladder: str) -> list[StoredMatch]:
         with self._connect() as db:
             rows = db.execute(
-                "SELECT opponent, seed, deals, win_values, raw_win_values, point_values FROM "
+                "SELECT opponent, seed, deals, raw_win_values, win_corrections, raw_point_values, "
+                "point_corrections FROM "
                 "matches WHERE identity = ? AND table_name = ? AND ladder = ? ORDER BY id",
                 (identity, table, ladder),
             ).fetchall()
-        return [StoredMatch(r[0], r[1], r[2], json.loads(r[3]), json.loads(r[4]),
-                            json.loads(r[5])) for r in rows]  # fmt: skip
+        return [StoredMatch(r[0], r[1], r[2], *(json.loads(x) for x in r[3:])) for r in rows]
 
     def add(self, identity: str, policy: str, table: str, ladder: str, match: StoredMatch,
             rating: float, ci: float, games: int, version: str) -> None:  # fmt: skip
@@ -105,11 +107,12 @@ class RatingStore:
         with self._connect() as db:
             db.execute(
                 "INSERT INTO matches (identity, policy, table_name, ladder, opponent, seed, deals, "
-                "win_values, raw_win_values, point_values, package_version, created) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "raw_win_values, win_corrections, raw_point_values, point_corrections, "
+                "package_version, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (identity, policy, table, ladder, match.opponent, match.seed, match.deals,
-                 json.dumps(match.win_values), json.dumps(match.raw_win_values),
-                 json.dumps(match.point_values), version, now),
+                 json.dumps(match.raw_win_values), json.dumps(match.win_corrections),
+                 json.dumps(match.raw_point_values), json.dumps(match.point_corrections),
+                 version, now),
             )  # fmt: skip
             db.execute(
                 "INSERT OR REPLACE INTO ratings VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
