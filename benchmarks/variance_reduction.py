@@ -6,6 +6,8 @@ what the corrections cost in time.
     python benchmarks/variance_reduction.py                          # every line, the defaults
     python benchmarks/variance_reduction.py --lines 2p:greedy:heuristic --deals 500
     python benchmarks/variance_reduction.py --json docs/variance_reduction.json
+    python benchmarks/variance_reduction.py --lines 2p:greedy:heuristic \
+        2p:bastra_2p:network:pimc:64 --modes round --deals 600 --plot docs/variance_reduction.png
 
 A line is ``TABLE:A:B`` (``make_policy`` names; in the team game each side is two copies). Both
 modes are measured: single rounds (the mean point difference) and full games to 100 (the point
@@ -56,9 +58,13 @@ def split_line(line: str) -> tuple[str, str, str]:
     raise ValueError(f"{line!r}: not TABLE:A:B with two policy names")
 
 
-def measure(table: str, a: str, b: str, mode: str, deals: int, seed: int) -> dict[str, Any]:
+def measure(
+    table: str, a: str, b: str, mode: str, deals: int, seed: int, curves: dict | None = None
+) -> dict[str, Any]:
     r = duplicate_match(a, b, table=table, deals=deals, mode=mode, seed=seed,
                         variance_reduction=True, progress=True)  # fmt: skip
+    if curves is not None:
+        curves[f"{table}: {a} vs {b} ({mode}s)"] = (r.raw_deal_values, r.deal_values)
     row: dict[str, Any] = {
         "table": table, "a": a, "b": b, "mode": mode, "deals": deals, "seed": seed,
         "games": r.games,
@@ -106,6 +112,38 @@ def show(row: dict[str, Any]) -> str:
     return text + f" | corrections {spent}"
 
 
+def plot(curves: dict[str, tuple], out: str) -> None:
+    """One panel per line: the running estimate of the point difference and its 95% interval,
+    plain and variance-reduced, as the deals grow."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(curves), figsize=(6 * len(curves), 4), squeeze=False)
+    for ax, (title, pair) in zip(axes[0], curves.items(), strict=True):
+        for values, label, color in zip(pair, ("plain duplicate", "variance-reduced"),
+                                        ("tab:gray", "tab:green"), strict=True):  # fmt: skip
+            v = np.asarray(values)
+            n = np.arange(1, len(v) + 1)
+            mean = np.cumsum(v) / n
+            sq = np.cumsum(v**2)
+            var = np.maximum(sq - n * mean**2, 0) / np.maximum(n - 1, 1)
+            half = 1.96 * np.sqrt(var / n)
+            keep = n >= 10
+            ax.plot(n[keep], mean[keep], color=color, label=label)
+            ax.fill_between(n[keep], (mean - half)[keep], (mean + half)[keep], color=color,
+                            alpha=0.25)  # fmt: skip
+        ax.set_title(title, fontsize=10)
+        ax.set_xlabel("deals (two games each)")
+        ax.set_ylabel("mean point difference, 95% interval")
+        ax.grid(alpha=0.3)
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    print(f"wrote {out}")
+
+
 def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lines", nargs="+", default=list(LINES), help="TABLE:A:B pairs")
@@ -114,15 +152,17 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     parser.add_argument("--game-deals", type=int, help="deals a full-games line (default: --deals)")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--json", help="append the rows to this JSON file (a list)")
+    parser.add_argument("--plot", help="a PNG of each line's intervals as the deals grow")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     rows = []
+    curves: dict[str, tuple] = {}
     began = time.perf_counter()
     for line in args.lines:
         table, a, b = split_line(line)
         for mode in args.modes:
             deals = args.game_deals if mode == "game" and args.game_deals else args.deals
-            row = measure(table, a, b, mode, deals, args.seed)
+            row = measure(table, a, b, mode, deals, args.seed, curves)
             print(show(row), flush=True)
             rows.append(row)
             if args.json:
@@ -132,6 +172,8 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
                 old = [o for o in old if (o["table"], o["a"], o["b"], o["mode"]) != key]
                 path.write_text(json.dumps(old + [row], indent=1) + "\n")
     print(f"{len(rows)} lines in {time.perf_counter() - began:.0f} s")
+    if args.plot:
+        plot(curves, args.plot)
     return rows
 
 

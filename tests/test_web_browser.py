@@ -20,7 +20,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -96,7 +96,7 @@ def make_leaderboard() -> dict[str, Any]:
     results, ratings = round_robin(names, table="2p", deals=5, mode="round")
     intervals = rating_intervals(names, results, samples=50)
     return {
-        "results": [asdict(r) for r in results],
+        "results": [r.to_json() for r in results],
         "ratings": ratings,
         "rating_intervals": {name: list(span) for name, span in intervals.items()},
     }

@@ -84,6 +84,33 @@ def load_ladder(table: str, path: str | Path | None = None) -> Ladder:
                   payload["ratings"].items()}, payload.get("fitted", {}))  # fmt: skip
 
 
+def freeze_ladder(
+    round_robin: str | Path, table: str, version: str, command: str, out: str | Path
+) -> Ladder:
+    """Freeze the Bradley-Terry ratings of a round-robin (``agents.evaluate A B C ... --json``)
+    into a ladder file: the members, their ratings (to 0.1 Elo) and how they were fitted (the
+    file, its command, the deals and seeds, the intervals). A ladder is frozen once; a new one
+    takes a new ``version``, and ratings on different versions are not compared."""
+    board = json.loads(Path(round_robin).read_text())
+    results = board["results"]
+    tables = {r["table"] for r in results}
+    if tables != {table}:
+        raise ValueError(f"{round_robin}: a round-robin of {sorted(tables)}, not of {table!r}")
+    deals = sorted({r["games"] // 2 for r in results})
+    fitted = {
+        "source": str(round_robin), "command": command, "mode": results[0]["mode"],
+        "method": "Bradley-Terry (Elo scale, 400 log10) on the plain duplicate round-robin",
+        "deals_per_pair": deals, "games": sum(r["games"] for r in results),
+        "rating_intervals": board.get("rating_intervals", {}),
+    }  # fmt: skip
+    ratings = {k: round(float(v), 1) for k, v in sorted(board["ratings"].items(),
+                                                        key=lambda kv: kv[1])}  # fmt: skip
+    payload = {"format": LADDER_FORMAT, "table": table, "version": version, "ratings": ratings,
+               "fitted": fitted}  # fmt: skip
+    Path(out).write_text(json.dumps(payload, indent=1) + "\n")
+    return Ladder(table, version, ratings, fitted)
+
+
 def elo_expectation(diff: np.ndarray | float) -> np.ndarray:
     return 1.0 / (1.0 + np.power(10.0, -np.asarray(diff, dtype=np.float64) / 400.0))
 
@@ -223,9 +250,9 @@ def rate(
                             variance_reduction=True, value=value)  # fmt: skip
         assert r.raw_win_deal_values is not None and r.raw_deal_values is not None
         assert r.win_corrections is not None and r.point_corrections is not None
-        match = StoredMatch(opponent, seed, BATCH_DEALS, list(r.raw_win_deal_values),
-                            list(r.win_corrections), list(r.raw_deal_values),
-                            list(r.point_corrections))  # fmt: skip
+        match = StoredMatch(opponent, seed, BATCH_DEALS, r.raw_win_deal_values.tolist(),
+                            r.win_corrections.tolist(), r.raw_deal_values.tolist(),
+                            r.point_corrections.tolist())  # fmt: skip
         history.append(match)
         state = current()
         store.add(identity, spec, table, ladder.version, match, state.rating, state.ci,

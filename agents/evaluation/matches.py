@@ -83,17 +83,17 @@ class MatchResult:
     """The plain win rate of the same games (its Wilson interval: ``raw_ci_low``/``high``)."""
     raw_ci_low: float = float("nan")
     raw_ci_high: float = float("nan")
-    deal_values: tuple[float, ...] | None = field(default=None, repr=False)
+    deal_values: np.ndarray | None = field(default=None, repr=False)
     """A's point difference per deal (its two games averaged), variance-reduced if asked."""
-    raw_deal_values: tuple[float, ...] | None = field(default=None, repr=False)
-    win_deal_values: tuple[float, ...] | None = field(default=None, repr=False)
+    raw_deal_values: np.ndarray | None = field(default=None, repr=False)
+    win_deal_values: np.ndarray | None = field(default=None, repr=False)
     """A's result per deal (1 win, 1/2 draw, 0 loss; its two games averaged), variance-reduced
     in full games if asked."""
-    raw_win_deal_values: tuple[float, ...] | None = field(default=None, repr=False)
-    point_corrections: tuple[float, ...] | None = field(default=None, repr=False)
+    raw_win_deal_values: np.ndarray | None = field(default=None, repr=False)
+    point_corrections: np.ndarray | None = field(default=None, repr=False)
     """What luck contributed to A's point difference per deal, as the value function sees it
     (variance reduction only): ``deal_values`` is ``raw_deal_values`` minus these, weighted."""
-    win_corrections: tuple[float, ...] | None = field(default=None, repr=False)
+    win_corrections: np.ndarray | None = field(default=None, repr=False)
     """The same for A's result per deal (full games)."""
     variance_reduced: bool = False
     decisions: dict[str, str] = field(default_factory=dict)
@@ -113,11 +113,12 @@ class MatchResult:
                      "point_corrections", "win_corrections"):
             value = getattr(self, name)
             if value is not None:
-                setattr(self, name, tuple(float(v) for v in np.asarray(value).ravel()))
+                setattr(self, name, np.asarray(value, dtype=np.float64))
 
     def to_json(self) -> dict[str, Any]:
-        """The fields as JSON-ready values (``json.dumps(asdict(result))`` works as well)."""
-        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
+        """The fields as JSON-ready values (the per-deal arrays as lists)."""
+        out = asdict(self)
+        return {k: v.tolist() if isinstance(v, np.ndarray) else v for k, v in out.items()}
 
     def line(self) -> str:
         text = (
@@ -446,8 +447,8 @@ def duplicate_match(
         point_diff=float(per_game.mean()), point_diff_ci=mean_interval(raw_points),
         raw_point_diff=float(per_game.mean()), raw_point_diff_ci=mean_interval(raw_points),
         raw_win_rate=(wins + draws / 2) / games, raw_ci_low=low, raw_ci_high=high,
-        deal_values=tuple(raw_points), raw_deal_values=tuple(raw_points),
-        win_deal_values=tuple(raw_won), raw_win_deal_values=tuple(raw_won), correction_seconds=0.0,
+        deal_values=raw_points, raw_deal_values=raw_points, win_deal_values=raw_won,
+        raw_win_deal_values=raw_won, correction_seconds=0.0,
     )  # fmt: skip
     if luck_value is not None and trace is not None:
         played = time.perf_counter()
@@ -460,16 +461,16 @@ def duplicate_match(
         luck = sign * (figures[:, CHANCE_POINTS] + figures[:, DECISION_POINTS])
         luck = luck.reshape(deals, 2).mean(axis=1)
         deal_points, result.weights["points"] = cross_fitted(raw_points, luck)
-        result.point_corrections = tuple(luck.tolist())
-        result.deal_values = tuple(deal_points.tolist())
+        result.point_corrections = luck
+        result.deal_values = deal_points
         result.point_diff = float(deal_points.mean())
         result.point_diff_ci = mean_interval(deal_points)
         if mode == "game":
             luck = sign * (figures[:, CHANCE_WIN] + figures[:, DECISION_WIN])
             luck = luck.reshape(deals, 2).mean(axis=1)
             deal_won, result.weights["win"] = cross_fitted(raw_won, luck)
-            result.win_corrections = tuple(luck.tolist())
-            result.win_deal_values = tuple(deal_won.tolist())
+            result.win_corrections = luck
+            result.win_deal_values = deal_won
             result.win_rate = float(deal_won.mean())
             half = mean_interval(deal_won)
             result.ci_low, result.ci_high = result.win_rate - half, result.win_rate + half
