@@ -77,7 +77,7 @@ def measure(
     # the corrections at weight 1 (plain AIVAT) and the fitted weight (cross_fitted)
     aivat = np.subtract(r.raw_deal_values, r.point_corrections)
     row["aivat_point_se_ratio"] = float(np.std(aivat, ddof=1) / np.std(r.raw_deal_values, ddof=1))
-    row["point_weight"] = r.weights["points"]
+    row["point_weights"] = r.weights["points"]
     if mode == "game":
         assert r.win_deal_values is not None and r.raw_win_deal_values is not None
         row["win_rate"] = r.win_rate
@@ -89,8 +89,12 @@ def measure(
         row["aivat_win_se_ratio"] = float(
             np.std(aivat, ddof=1) / np.std(r.raw_win_deal_values, ddof=1)
         )
-        row["win_weight"] = r.weights["win"]
+        row["win_weights"] = r.weights["win"]
     return row
+
+
+def fmt(weights: list[float]) -> str:
+    return "/".join(f"{w:.2f}" for w in weights)
 
 
 def show(row: dict[str, Any]) -> str:
@@ -98,14 +102,14 @@ def show(row: dict[str, Any]) -> str:
         f"{row['table']:8} {row['a']:>24} vs {row['b']:<24} {row['mode']:5} {row['games']:5} games"
         f" | points {row['raw_point_diff']:+6.2f} se {row['raw_point_diff_se']:.2f} -> "
         f"{row['point_diff']:+6.2f} se {row['point_diff_se']:.2f} (x{row['point_se_ratio']:.2f},"
-        f" {1 / row['point_se_ratio'] ** 2:.1f}x games; weight {row['point_weight']:.2f},"
+        f" {1 / row['point_se_ratio'] ** 2:.1f}x games; weights {fmt(row['point_weights'])},"
         f" at 1: x{row['aivat_point_se_ratio']:.2f})"
     )
     if "win_se_ratio" in row:
         text += (
             f" | win {row['raw_win_rate']:.1%} se {row['raw_win_rate_se']:.3f} -> "
             f"{row['win_rate']:.1%} se {row['win_rate_se']:.3f} (x{row['win_se_ratio']:.2f};"
-            f" weight {row['win_weight']:.2f}, at 1: x{row['aivat_win_se_ratio']:.2f})"
+            f" weights {fmt(row['win_weights'])}, at 1: x{row['aivat_win_se_ratio']:.2f})"
         )
     share = row["correction_seconds"] / max(row["seconds"], 1e-9)
     spent = f"{row['correction_seconds']:.0f} of {row['seconds']:.0f} s ({share:.0%})"

@@ -232,13 +232,18 @@ def test_the_fitted_weight_keeps_good_corrections_and_drops_noise():
         luck = rng.normal(0, 3, 200)
         raw = 1.0 + luck + rng.normal(0, 1, 200)
         values, weight = cross_fitted(raw, luck)
-        good.append((values.mean(), weight, values.std()))
+        good.append((values.mean(), weight[0], values.std()))
         values, weight = cross_fitted(raw, rng.normal(0, 3, 200))
-        noise.append((values.mean(), weight, values.std()))
+        noise.append((values.mean(), weight[0], values.std()))
         plain.append(raw.std())
     good_a, noise_a = np.array(good), np.array(noise)
     assert abs(good_a[:, 1].mean() - 1) < 0.02 and good_a[:, 2].mean() < 0.35 * np.mean(plain)
     assert abs(noise_a[:, 1].mean()) < 0.02 and noise_a[:, 2].mean() < 1.02 * np.mean(plain)
     for means in (good_a[:, 0], noise_a[:, 0]):  # the true mean is 1 in both
         assert abs(means.mean() - 1) < 3 * means.std() / math.sqrt(len(means))
-    assert cross_fitted(np.array([1.0, 2.0]), np.array([0.5, 0.5]))[1] == 1.0
+    assert cross_fitted(np.array([1.0, 2.0]), np.array([0.5, 0.5]))[1].tolist() == [1.0]
+    # a second kind of correction that explains what the first leaves gets its own weight
+    luck, other = rng.normal(0, 3, 400), rng.normal(0, 2, 400)
+    raw = luck + 0.5 * other + rng.normal(0, 0.5, 400)
+    values, weights = cross_fitted(raw, np.stack([luck, other], axis=1))
+    assert np.allclose(weights, [1.0, 0.5], atol=0.05) and values.std() < 0.6

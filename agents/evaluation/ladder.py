@@ -149,11 +149,13 @@ def fit_rating(
 
 
 def reduced_results(history: Sequence[StoredMatch]) -> list[np.ndarray]:
-    """Each stored match's per-deal results, variance-reduced: the plain results minus the
-    corrections, weighted by ``cross_fitted`` over the whole history (more deals fit the weight
-    better than one batch)."""
+    """Each stored match's per-deal results, variance-reduced: the plain results minus the win and
+    point corrections, weighted by ``cross_fitted`` over the whole history (more deals fit the
+    weights better than one batch)."""
     raw = np.concatenate([np.asarray(m.raw_win_values, dtype=np.float64) for m in history])
-    luck = np.concatenate([np.asarray(m.win_corrections, dtype=np.float64) for m in history])
+    luck = np.stack([np.concatenate([np.asarray(getattr(m, name), dtype=np.float64)
+                                     for m in history])
+                     for name in ("win_corrections", "point_corrections")], axis=1)  # fmt: skip
     values, _ = cross_fitted(raw, luck)
     return np.split(values, np.cumsum([len(m.raw_win_values) for m in history])[:-1])
 

@@ -5,11 +5,15 @@ game's seed, the moves as played), and at every event a value function ``V`` of 
 (``agents.learning.state_value``) is compared with its expectation over what could have happened
 (AIVAT, Burch et al., AAAI 2018):
 
-- **a card leaves the deck** (dealt to a hand, or turned up onto the board in R5): the deck is a
-  uniform shuffle, so the card is any of the cards still unknown with equal chance (the jacks
-  turned up earlier lie at the bottom, known, and are not among them). A turned-up jack goes to the
-  bottom instead of the board. Correction: ``V(after the card) - mean over the unknown cards c of
-  V(after c)``. A card dealt from the known bottom is no chance event.
+- **a deal** (the round's first deal with the board turned up, R5's jacks going to the bottom;
+  each later deal of four cards a hand): the deck is a uniform shuffle, so the deal is any
+  arrangement of the cards still unknown with equal chance (the jacks known at the bottom stay
+  there). Correction: ``V(after the deal) - mean of V(after d)`` over ``samples`` deals ``d``
+  drawn that way from the walk's own random stream (seeded by the game's seed). Each of the
+  deal's cards is a chance event of the deck; pricing the deal as one event lets ``V`` see
+  every hand at once, and ``V`` of a dealt position plays the deal out with each seat's rollout
+  player (greedy for a greedy seat, the heuristic otherwise), every card being known, then
+  values where that leaves the game with the network (:func:`_rollout_value`).
 - **a seat whose move probabilities are known moves**: correction ``V(after the move) - sum over
   the legal moves m of p(m) V(after m)``. A deterministic seat's correction is 0; a seat whose
   probabilities are unknown gets none.

@@ -99,10 +99,12 @@ class MatchResult:
     decisions: dict[str, str] = field(default_factory=dict)
     """Per side (``a``, ``b``): how its moves were corrected: ``"sampled"`` (a decision correction
     at each move), ``"deterministic"`` (none needed) or ``"unknown"`` (chance corrections only)."""
-    weights: dict[str, float] = field(default_factory=dict)
-    """The corrections' weight in each variance-reduced estimate (``"points"``, ``"win"``):
-    fitted on the deals (``cross_fitted``); near 1 the value function explains the luck, near 0
-    its corrections were noise and the estimate is close to the plain one."""
+    weights: dict[str, list[float]] = field(default_factory=dict)
+    """The corrections' weights in each variance-reduced estimate, fitted on the deals
+    (``cross_fitted``): ``"points"`` on (``point_corrections``, ``win_corrections``) in full
+    games, on ``point_corrections`` alone in single rounds; ``"win"`` on (``win_corrections``,
+    ``point_corrections``). Near 1 on its own corrections the value function explains the luck;
+    near 0 they were noise and the estimate is close to the plain one."""
     seconds: float = float("nan")
     """The match's time, corrections included."""
     correction_seconds: float = float("nan")
@@ -137,24 +139,33 @@ class MatchResult:
         return text
 
 
-def cross_fitted(raw: np.ndarray, corrections: np.ndarray) -> tuple[np.ndarray, float]:
-    """Per-deal estimates ``raw - w * corrections`` with the weight ``w`` that makes their
-    variance least (``cov(raw, c) / var(c)``: 1 when the value function is right, near 0 when
-    its corrections are noise), fitted on the other half of the deals (even deals take the odd
-    deals' weight and the other way round) so the estimate stays unbiased: the corrections have
-    mean zero and the weight applied to a deal is independent of it. Returns the values and the
-    mean of the two weights. Fewer than 4 deals: the weight is 1 (plain AIVAT)."""
+def cross_fitted(raw: np.ndarray, corrections: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-deal estimates ``raw - corrections @ w`` with the weights ``w`` that make their
+    variance least (the least-squares fit of ``raw`` on the corrections: 1 on a correction that
+    explains the results the way it should, near 0 on one that is noise), fitted on the other
+    half of the deals (even deals take the odd deals' weights and the other way round), so the
+    estimate stays unbiased: every correction has mean zero and the weights applied to a deal are
+    independent of it. ``corrections``: one column per kind of correction (``[n]`` or ``[n, k]``;
+    the first column is the estimate's own, used alone when the deals are too few to fit the
+    others). Returns the values and the two folds' mean weights. Fewer than 4 deals: the first
+    column at weight 1 (plain AIVAT)."""
     raw = np.asarray(raw, dtype=np.float64)
-    corrections = np.asarray(corrections, dtype=np.float64)
-    if len(raw) < 4:
-        return raw - corrections, 1.0
-    weights = np.empty(2)
+    c = np.asarray(corrections, dtype=np.float64).reshape(len(raw), -1)
+    n, k = c.shape
+    if n < 4:
+        return raw - c[:, 0], np.eye(k)[0]
+    if n // 2 < 4 * (k + 1):
+        c = c[:, :1]
+    folds = np.arange(n) % 2
+    weights = np.zeros((2, k))
     for fold in (0, 1):
-        r, c = raw[1 - fold :: 2], corrections[1 - fold :: 2]
-        spread = float(np.var(c))
-        weights[fold] = float(np.mean((r - r.mean()) * (c - c.mean()))) / spread if spread else 0
-    w = np.where(np.arange(len(raw)) % 2 == 0, weights[0], weights[1])
-    return raw - w * corrections, float(weights.mean())
+        other = folds != fold
+        x = c[other] - c[other].mean(axis=0)
+        y = raw[other] - raw[other].mean()
+        fit = np.linalg.lstsq(x, y, rcond=None)[0] if np.any(x) else np.zeros(c.shape[1])
+        weights[fold, : c.shape[1]] = fit
+    values = raw - np.einsum("ij,ij->i", c, weights[folds, : c.shape[1]])
+    return values, weights.mean(axis=0)
 
 
 def mean_interval(values: np.ndarray) -> float:
@@ -458,18 +469,21 @@ def duplicate_match(
         if not np.array_equal(figures[:, OUTCOME_POINTS], scores[:, 0] - scores[:, 1]):
             raise RuntimeError("the walked games do not end as the played ones (a bug)")
         sign = np.where(mine == 0, 1.0, -1.0)
-        luck = sign * (figures[:, CHANCE_POINTS] + figures[:, DECISION_POINTS])
-        luck = luck.reshape(deals, 2).mean(axis=1)
-        deal_points, result.weights["points"] = cross_fitted(raw_points, luck)
-        result.point_corrections = luck
+        point_luck = sign * (figures[:, CHANCE_POINTS] + figures[:, DECISION_POINTS])
+        point_luck = point_luck.reshape(deals, 2).mean(axis=1)
+        win_luck = sign * (figures[:, CHANCE_WIN] + figures[:, DECISION_WIN])
+        win_luck = win_luck.reshape(deals, 2).mean(axis=1)
+        both = np.stack([point_luck, win_luck], axis=1)
+        deal_points, fitted = cross_fitted(raw_points, both if mode == "game" else point_luck)
+        result.weights["points"] = fitted.tolist()
+        result.point_corrections = point_luck
         result.deal_values = deal_points
         result.point_diff = float(deal_points.mean())
         result.point_diff_ci = mean_interval(deal_points)
         if mode == "game":
-            luck = sign * (figures[:, CHANCE_WIN] + figures[:, DECISION_WIN])
-            luck = luck.reshape(deals, 2).mean(axis=1)
-            deal_won, result.weights["win"] = cross_fitted(raw_won, luck)
-            result.win_corrections = luck
+            deal_won, fitted = cross_fitted(raw_won, both[:, ::-1])
+            result.weights["win"] = fitted.tolist()
+            result.win_corrections = win_luck
             result.win_deal_values = deal_won
             result.win_rate = float(deal_won.mean())
             half = mean_interval(deal_won)
