@@ -18,6 +18,9 @@ from agents.evaluation.luck import (
     DECISION_EVENTS,
     DECISION_POINTS,
     OUTCOME_POINTS,
+    ROLLOUT_GREEDY,
+    ROLLOUT_HEURISTIC,
+    ROLLOUT_NETWORK,
     luck_corrections,
 )
 from agents.evaluation.matches import MoveTrace, cross_fitted, duplicate_match, play_games
@@ -247,3 +250,37 @@ def test_the_fitted_weight_keeps_good_corrections_and_drops_noise():
     raw = luck + 0.5 * other + rng.normal(0, 0.5, 400)
     values, weights = cross_fitted(raw, np.stack([luck, other], axis=1))
     assert np.allclose(weights, [1.0, 0.5], atol=0.05) and values.std() < 0.6
+
+
+def test_a_learned_seat_rolls_out_with_its_own_network_as_it_plays():
+    """The walk's compiled copy of a learned player's network chooses what the player does."""
+    from agents.evaluation.luck import _policy_choice, pack_policies, policy_arrays
+    from agents.evaluation.matches import rollout_players
+    from agents.registry import make_policy
+    from bastra_env import raw_env
+
+    tables = (({"num_players": 2}, "bastra_2p:network"),
+              ({"num_players": 4, "teams": True}, "bastra_4p_teams:network"))  # fmt: skip
+    for table, name in tables:
+        policy = make_policy(name, seed=0)
+        flat, meta = pack_policies([policy_arrays(policy.model)])
+        env = raw_env(**table)
+        env.reset(seed=11)
+        rng = np.random.default_rng(0)
+        checked = 0
+        for _agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            o = obs["observation"].astype(np.float32)[None]
+            m = obs["action_mask"].astype(bool)[None]
+            played = int(policy.act_batch(o, m)[0])
+            assert _policy_choice(o, m, flat, meta, 0) == played
+            checked += 1
+            env.step(played if rng.random() < 0.8 else int(rng.choice(np.flatnonzero(m[0]))))
+        assert checked > 40
+        codes, nets = rollout_players([[policy, GreedyPolicy()] * (table["num_players"] // 2)])
+        assert codes[0, 1] == ROLLOUT_GREEDY and codes[0, 0] == ROLLOUT_NETWORK and len(nets) == 1
+    codes, _ = rollout_players([[HeuristicPolicy(), RandomPolicy()]])
+    assert codes.tolist() == [[ROLLOUT_HEURISTIC, ROLLOUT_HEURISTIC]]

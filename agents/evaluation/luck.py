@@ -12,8 +12,9 @@ game's seed, the moves as played), and at every event a value function ``V`` of 
   drawn that way from the walk's own random stream (seeded by the game's seed). Each of the
   deal's cards is a chance event of the deck; pricing the deal as one event lets ``V`` see
   every hand at once, and ``V`` of a dealt position plays the deal out with each seat's rollout
-  player (greedy for a greedy seat, the heuristic otherwise), every card being known, then
-  values where that leaves the game with the network (:func:`_rollout_value`).
+  player (greedy for a greedy seat, a learned seat's own network, the heuristic otherwise),
+  every card being known, then values where that leaves the game with the value network
+  (:func:`_rollout_value`).
 - **a seat whose move probabilities are known moves**: correction ``V(after the move) - sum over
   the legal moves m of p(m) V(after m)``. A deterministic seat's correction is 0; a seat whose
   probabilities are unknown gets none.
@@ -35,6 +36,7 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit, prange
 
+from agents.learning.features import ACTION_FEATURES, MAX_LEGAL
 from agents.learning.state_value import (
     MAX_ENTRIES,
     SCRATCH,
@@ -54,7 +56,13 @@ from agents.learning.state_value import (
     first_layer,
     mlp_tail,
 )
-from agents.players.kernels import CARD_VALUE, JACK_KEEP, greedy_rows, heuristic_rows
+from agents.players.kernels import (
+    CARD_VALUE,
+    JACK_KEEP,
+    _action_inputs,
+    greedy_rows,
+    heuristic_rows,
+)
 from bastra_env import Rules
 from bastra_env.cards import FULL_DECK, NUM_CARDS
 from bastra_env.kernels import (
@@ -102,8 +110,135 @@ FIGURES = 10
 """``STATUS``: 0 the walk replayed the game; 1 a move was not legal in the replay (the moves do
 not belong to this seed); 2 the moves ended before the game did."""
 MAX_ROUNDS_RECORDED = 64
-ROLLOUT_HEURISTIC, ROLLOUT_GREEDY = 0, 1
-"""The rollout players of the value function (``players`` of :func:`walk_game`)."""
+ROLLOUT_HEURISTIC, ROLLOUT_GREEDY, ROLLOUT_NETWORK = 0, 1, 2
+"""The rollout players of the value function (``players`` of :func:`walk_game`):
+``ROLLOUT_NETWORK + k`` is the policy network ``policies[k]`` (``k`` 0 or 1), played greedily."""
+POLICY_ARRAYS = 13
+"""The arrays of a policy network as the walk reads it (:func:`policy_arrays`)."""
+
+
+def policy_arrays(model: object) -> tuple:
+    """A ``PolicyValueNet`` with two trunk layers as the walk's rollout player reads it: 13
+    float32 arrays (the first layer and the action layer transposed, to read only the rows of the
+    inputs that are not 0). ``None`` for a network of another shape (its seats roll out with the
+    heuristic)."""
+    import torch
+
+    trunk = [m for m in model.trunk if isinstance(m, torch.nn.Linear)]  # type: ignore[attr-defined]
+    if len(trunk) != 2:
+        return None  # type: ignore[return-value]
+
+    def f32(t: torch.Tensor) -> np.ndarray:
+        return np.ascontiguousarray(t.detach().cpu().numpy(), dtype=np.float32)
+
+    m = model
+    return (
+        f32(trunk[0].weight.T), f32(trunk[0].bias), f32(trunk[1].weight), f32(trunk[1].bias),
+        f32(m.state_to_pair.weight), f32(m.state_to_pair.bias),  # type: ignore[attr-defined]
+        f32(m.action_to_pair.weight.T), f32(m.action_to_pair.bias),  # type: ignore[attr-defined]
+        f32(m.pair_head[1].weight), f32(m.pair_head[1].bias),  # type: ignore[attr-defined]
+        f32(m.score.weight[0]), f32(m.score.bias),  # type: ignore[attr-defined]
+        f32(m.summary_weights),  # type: ignore[attr-defined]
+    )  # fmt: skip
+
+
+def pack_policies(policies: Sequence[tuple]) -> tuple[np.ndarray, np.ndarray]:
+    """At most two ``policy_arrays`` as the walk takes them: one flat float32 buffer and
+    ``int64[2, POLICY_ARRAYS, 3]`` (offset, rows, columns of each array; network ``k`` of
+    ``ROLLOUT_NETWORK + k``)."""
+    if len(policies) > 2:
+        raise ValueError(f"at most two rollout networks, got {len(policies)}")
+    meta = np.zeros((2, POLICY_ARRAYS, 3), dtype=np.int64)
+    parts: list[np.ndarray] = []
+    offset = 0
+    for k, arrays in enumerate(policies):
+        for i, a in enumerate(arrays):
+            rows, cols = (a.shape[0], a.shape[1]) if a.ndim == 2 else (a.shape[0], 1)
+            meta[k, i] = offset, rows, cols
+            parts.append(np.ascontiguousarray(a, dtype=np.float32).ravel())
+            offset += a.size
+    flat = np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
+    return flat, meta
+
+
+@njit(cache=True)
+def _part2(flat: np.ndarray, meta: np.ndarray, k: int, i: int) -> np.ndarray:
+    o, r, c = meta[k, i, 0], meta[k, i, 1], meta[k, i, 2]
+    return flat[o : o + r * c].reshape(r, c)
+
+
+@njit(cache=True)
+def _part1(flat: np.ndarray, meta: np.ndarray, k: int, i: int) -> np.ndarray:
+    o, r = meta[k, i, 0], meta[k, i, 1]
+    return flat[o : o + r]
+
+
+@njit(cache=True)
+def _policy_choice(obs: np.ndarray, mask: np.ndarray, flat: np.ndarray, meta: np.ndarray,
+                   k: int) -> int:  # fmt: skip
+    """The action the policy network ``k`` of ``pack_policies`` plays greedily in the flat
+    observation ``obs [1, N]`` with ``mask [1, 208]``: its largest logit, the lowest action on a
+    tie."""
+    w1t, b1, w2, b2 = _part2(flat, meta, k, 0), _part1(flat, meta, k, 1), \
+        _part2(flat, meta, k, 2), _part1(flat, meta, k, 3)
+    wsp, bsp, wapt, bap = _part2(flat, meta, k, 4), _part1(flat, meta, k, 5), \
+        _part2(flat, meta, k, 6), _part1(flat, meta, k, 7)
+    wph, bph, ws, bs = _part2(flat, meta, k, 8), _part1(flat, meta, k, 9), \
+        _part1(flat, meta, k, 10), _part1(flat, meta, k, 11)
+    summary = _part1(flat, meta, k, 12)
+    actions = np.empty((1, MAX_LEGAL), dtype=np.int64)
+    features = np.empty((1, MAX_LEGAL, ACTION_FEATURES), dtype=np.float32)
+    _action_inputs(obs, mask, CARD_VALUE, JACK_KEEP, actions, features)
+    h1 = b1.copy()
+    for i in range(w1t.shape[0]):
+        x = obs[0, i]
+        if x != 0.0:
+            for j in range(h1.shape[0]):
+                h1[j] += x * w1t[i, j]
+    for j in range(h1.shape[0]):
+        h1[j] = max(h1[j], 0.0)
+    h2 = b2.copy()
+    for j in range(h2.shape[0]):
+        acc = h2[j]
+        for i in range(h1.shape[0]):
+            acc += w2[j, i] * h1[i]
+        h2[j] = max(acc, 0.0)
+    pair = bsp.copy()
+    for j in range(pair.shape[0]):
+        acc = pair[j]
+        for i in range(h2.shape[0]):
+            acc += wsp[j, i] * h2[i]
+        pair[j] = acc
+    width = pair.shape[0]
+    p = np.empty(width, dtype=np.float32)
+    best = -1
+    best_score = -np.inf
+    tail = ACTION_FEATURES - summary.shape[0]
+    for row in range(MAX_LEGAL):
+        action = actions[0, row]
+        if action < 0 or action >= NUM_ACTIONS:
+            continue
+        for j in range(width):
+            p[j] = pair[j] + bap[j]
+        for k in range(ACTION_FEATURES):
+            x = features[0, row, k]
+            if x != 0.0:
+                for j in range(width):
+                    p[j] += x * wapt[k, j]
+        for j in range(width):
+            p[j] = max(p[j], 0.0)
+        score = bs[0]
+        for j in range(width):
+            acc = bph[j]
+            for i in range(width):
+                acc += wph[j, i] * p[i]
+            score += ws[j] * max(acc, 0.0)
+        for k in range(summary.shape[0]):
+            score += features[0, row, tail + k] * summary[k]
+        if score > best_score or (score == best_score and action < best):
+            best_score = score
+            best = action
+    return best
 
 
 @njit(cache=True)
@@ -218,7 +353,7 @@ def _settled_value(
 @njit(cache=True)
 def _rollout_value(
     trial: np.ndarray, rules: np.ndarray, unknown: int, bottom: int, net: tuple, buf: tuple,
-    work: np.ndarray, players: np.ndarray,
+    work: np.ndarray, players: np.ndarray, policies: tuple,
 ) -> tuple:  # fmt: skip
     """The value of a position whose deal is fully dealt (nothing left to chance until the next
     deal): each seat's rollout player (``players[seat]``: ``ROLLOUT_HEURISTIC`` or
@@ -230,8 +365,12 @@ def _rollout_value(
     while True:
         legal_slots(trial, rules, work)
         encode(trial, rules, trial[CURRENT], obs[0], mask[0])
-        if players[trial[CURRENT]] == ROLLOUT_GREEDY:
+        player = players[trial[CURRENT]]
+        if player == ROLLOUT_GREEDY:
             greedy_rows(obs, mask, chosen)
+        elif player >= ROLLOUT_NETWORK:
+            chosen[0] = _policy_choice(obs, mask, policies[0], policies[1],
+                                       player - ROLLOUT_NETWORK)  # fmt: skip
         else:
             heuristic_rows(obs, mask, CARD_VALUE, JACK_KEEP, chosen)
         m = find_move(trial, chosen[0])
@@ -244,6 +383,7 @@ def _rollout_value(
 def _dealt_value(
     dealt: np.ndarray, rules: np.ndarray, deal_from: int, unknown: int, bottom: int,
     net: tuple, buf: tuple, work: np.ndarray, trial: np.ndarray, players: np.ndarray,
+    policies: tuple,
 ) -> tuple:  # fmt: skip
     """The value of the state ``dealt`` just after a deal (deck positions ``deal_from`` on;
     ``unknown``/``bottom`` as before it): every card of the deal now known, the deal played out
@@ -261,7 +401,8 @@ def _dealt_value(
         else:
             now_bottom &= ~bit
     trial[:] = dealt
-    return _rollout_value(trial, rules, now_unknown, now_bottom, net, buf, work, players)
+    return _rollout_value(trial, rules, now_unknown, now_bottom, net, buf, work, players,
+                          policies)  # fmt: skip
 
 
 @njit(cache=True)
@@ -304,21 +445,22 @@ def _redeal(
 def walk_game(
     rules: np.ndarray, seed: int, actions: np.ndarray, prob_rows: np.ndarray,
     prob_table: np.ndarray, net: tuple, samples: int, players: np.ndarray, figures: np.ndarray,
-    views: np.ndarray, view_rounds: np.ndarray, round_points: np.ndarray,
+    views: np.ndarray, view_rounds: np.ndarray, round_points: np.ndarray, policies: tuple,
 ) -> int:  # fmt: skip
     """Walk the game with ``seed`` whose moves were ``actions`` (env encoding, in order).
     ``prob_rows[t]``: the row of ``prob_table [K, 208]`` holding the mover's probabilities of
     every action at move ``t``, or -1 (no decision correction). ``net``: the value network's
     six weight arrays (of size 0: no corrections); ``samples``: the deals drawn at each deal;
-    ``players[seat]``: the seat's rollout player. Writes ``figures`` (``FIGURES`` floats, see
+    ``players[seat]``: the seat's rollout player, ``policies`` the networks of
+    ``ROLLOUT_NETWORK + k`` (``pack_policies``). Writes ``figures`` (``FIGURES`` floats, see
     the constants). With ``views`` of more than 0 rows, the view after every event goes there
     (its round's index in ``view_rounds``) and each round's points for side 0 minus side 1 in
     ``round_points``: the value network's training data. Returns the views written.
 
     The value of a position is the network's, except where every card of the current deal is
     dealt: there the deal is played out first by each seat's rollout player
-    (:func:`_rollout_value`): the seat's own player where it is a compiled baseline, else the
-    heuristic one."""
+    (:func:`_rollout_value`): the seat's own player where it is greedy or a network (a learned
+    player's network, played greedily), else the heuristic one."""
     n = rules[R_PLAYERS]
     valued = net[1].shape[0] > 0  # no value function: the walk only records views
     x = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) ^ np.uint64(0x5851F42D4C957F2D)
@@ -357,13 +499,13 @@ def walk_game(
                 # a chance event: the deal, against ``samples`` deals drawn like it
                 actual_points, actual_win = _dealt_value(state, rules, deal_from, unknown,
                                                          bottom, net, buf, work, trial,
-                                                         players)  # fmt: skip
+                                                         players, policies)  # fmt: skip
                 total_points = 0.0
                 total_win = 0.0
                 for _ in range(samples):
                     x = _redeal(state, rules, deal_from, first, x, other)
                     points, win = _dealt_value(other, rules, deal_from, unknown, bottom, net,
-                                               buf, work, trial, players)  # fmt: skip
+                                               buf, work, trial, players, policies)  # fmt: skip
                     total_points += points
                     total_win += win
                 figures[CHANCE_POINTS] += actual_points - total_points / samples
@@ -414,7 +556,7 @@ def walk_game(
                                                          bottom, net, buf)  # fmt: skip
                         else:
                             points, win = _rollout_value(trial, rules, unknown, bottom, net, buf,
-                                                         work, players)  # fmt: skip
+                                                         work, players, policies)  # fmt: skip
                         expected_points += p * points
                         expected_win += p * win
                         mass += p
@@ -468,7 +610,7 @@ def walk_games(
     rules: np.ndarray, seeds: np.ndarray, action_starts: np.ndarray, actions: np.ndarray,
     prob_rows: np.ndarray, prob_table: np.ndarray, w1: np.ndarray, b1: np.ndarray,
     w2: np.ndarray, b2: np.ndarray, w3: np.ndarray, b3: np.ndarray, samples: int,
-    players: np.ndarray,
+    players: np.ndarray, policy_flat: np.ndarray, policy_meta: np.ndarray,
 ) -> np.ndarray:  # fmt: skip
     """``walk_game`` of every game (game ``g``'s moves are ``actions[action_starts[g]:
     action_starts[g + 1]]``), in parallel: ``float64[games, FIGURES]``."""
@@ -480,7 +622,8 @@ def walk_games(
         walk_game(rules, seeds[g], actions[lo:hi], prob_rows[lo:hi], prob_table,
                   (w1, b1, w2, b2, w3, b3), samples, players[g], out[g],
                   np.empty((0, VIEW_SIZE), dtype=np.int64),
-                  np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))  # fmt: skip
+                  np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64),
+                  (policy_flat, policy_meta))  # fmt: skip
     return out
 
 
@@ -508,7 +651,8 @@ def collect_views(
         none = np.full(hi - lo, -1, dtype=np.int64)
         kept[g] = walk_game(rules, seeds[g], actions[lo:hi], none, np.zeros((0, NUM_ACTIONS)),
                             (z1, z0, z1, z0, z1, z0), 0, np.zeros(4, dtype=np.int64),
-                            figures[g], views[g], rounds[g], points[g])  # fmt: skip
+                            figures[g], views[g], rounds[g], points[g],
+                            (z0, np.zeros((2, POLICY_ARRAYS, 3), dtype=np.int64)))  # fmt: skip
     return views, rounds, kept, points, figures
 
 
@@ -521,10 +665,12 @@ def luck_corrections(
     value: StateValue,
     samples: int = 32,
     players: np.ndarray | None = None,
+    policies: Sequence[tuple] = (),
 ) -> np.ndarray:
     """``float64[games, FIGURES]``: each game walked again (its seed, its moves) with ``value``;
     ``prob_rows[g][t]`` indexes ``prob_table`` (rows of 208 move probabilities) or is -1;
-    ``players[g, seat]``: each seat's rollout player (default: the heuristic one). Raises
+    ``players[g, seat]``: each seat's rollout player (default: the heuristic one);
+    ``policies``: at most two ``policy_arrays``, the networks ``ROLLOUT_NETWORK + k``. Raises
     ``ValueError`` if ``value`` is for another table or a game's moves do not replay."""
     if (value.rules.num_players, value.rules.teams) != (rules.num_players, rules.teams):
         raise ValueError(
@@ -543,7 +689,8 @@ def luck_corrections(
              else np.zeros((0, NUM_ACTIONS), dtype=np.float64))  # fmt: skip
     w1, b1, w2, b2, w3, b3 = value.weights
     figures = walk_games(rules_array(rules), np.asarray(game_seeds, dtype=np.int64), starts, flat,
-                         rows, table, w1, b1, w2, b2, w3, b3, samples, rollout)  # fmt: skip
+                         rows, table, w1, b1, w2, b2, w3, b3, samples, rollout,
+                         *pack_policies(policies))  # fmt: skip
     bad = np.flatnonzero(figures[:, STATUS] != 0)
     if bad.size:
         g = int(bad[0])

@@ -24,7 +24,9 @@ from agents.evaluation.luck import (
     OUTCOME_POINTS,
     ROLLOUT_GREEDY,
     ROLLOUT_HEURISTIC,
+    ROLLOUT_NETWORK,
     luck_corrections,
+    policy_arrays,
 )
 from agents.evaluation.replay import Move, build_record, explanation_of, safe_name, write_record
 from agents.learning.state_value import StateValue, load_state_value
@@ -463,9 +465,10 @@ def duplicate_match(
     )  # fmt: skip
     if luck_value is not None and trace is not None:
         played = time.perf_counter()
-        rollout = np.array([[rollout_player(p) for p in row] for row in seat_policies])
+        rollout, nets = rollout_players(seat_policies)
         figures = luck_corrections(rules, game_seeds, trace.actions, trace.prob_rows,
-                                   trace.prob_table, luck_value, players=rollout)  # fmt: skip
+                                   trace.prob_table, luck_value, players=rollout,
+                                   policies=nets)  # fmt: skip
         if not np.array_equal(figures[:, OUTCOME_POINTS], scores[:, 0] - scores[:, 1]):
             raise RuntimeError("the walked games do not end as the played ones (a bug)")
         sign = np.where(mine == 0, 1.0, -1.0)
@@ -495,12 +498,29 @@ def duplicate_match(
     return result
 
 
-def rollout_player(policy: Any) -> int:
-    """The value function's rollout player for a seat (``agents.evaluation.luck``): the seat's
-    own where it is the compiled greedy or default heuristic player, else the heuristic one."""
-    if isinstance(policy, GreedyPolicy):
-        return ROLLOUT_GREEDY
-    return ROLLOUT_HEURISTIC
+def rollout_players(seat_policies: Sequence[Sequence[Any]]) -> tuple[np.ndarray, list[tuple]]:
+    """The value function's rollout player of every seat of every game
+    (``agents.evaluation.luck``) and the networks they use: ``greedy`` for a greedy seat; a
+    learned player's own network, played greedily, for a learned seat (with or without search:
+    the network is what of it can be run inside the walk); the heuristic for every other seat."""
+    nets: list[tuple] = []
+    ids: dict[int, int] = {}
+
+    def code(policy: Any) -> int:
+        if isinstance(policy, GreedyPolicy):
+            return ROLLOUT_GREEDY
+        model = getattr(policy, "model", None)
+        if model is None or not hasattr(model, "state_to_pair"):
+            return ROLLOUT_HEURISTIC
+        if id(model) not in ids:
+            arrays = policy_arrays(model)
+            if arrays is None or len(nets) == 2:
+                return ROLLOUT_HEURISTIC
+            ids[id(model)] = len(nets)
+            nets.append(arrays)
+        return ROLLOUT_NETWORK + ids[id(model)]
+
+    return np.array([[code(p) for p in row] for row in seat_policies], dtype=np.int64), nets
 
 
 def _decisions(side: tuple[Any, Any]) -> str:
