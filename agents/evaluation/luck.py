@@ -173,7 +173,7 @@ def _part1(flat: np.ndarray, meta: np.ndarray, k: int, i: int) -> np.ndarray:
     return flat[o : o + r]
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def _policy_choice(obs: np.ndarray, mask: np.ndarray, flat: np.ndarray, meta: np.ndarray,
                    k: int) -> int:  # fmt: skip
     """The action the policy network ``k`` of ``pack_policies`` plays greedily in the flat
