@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from agents.evaluation.ladder import BATCH_DEALS, fit_rating, load_ladder, rate
+from agents.evaluation.ladder import BATCH_DEALS, elo_expectation, fit_rating, load_ladder, rate
 from agents.evaluation.luck import (
     CHANCE_EVENTS,
     CHANCE_POINTS,
@@ -284,3 +284,20 @@ def test_a_learned_seat_rolls_out_with_its_own_network_as_it_plays():
         assert codes[0, 1] == ROLLOUT_GREEDY and codes[0, 0] == ROLLOUT_NETWORK and len(nets) == 1
     codes, _ = rollout_players([[HeuristicPolicy(), RandomPolicy()]])
     assert codes.tolist() == [[ROLLOUT_HEURISTIC, ROLLOUT_HEURISTIC]]
+
+
+def test_the_ladder_brackets_the_rating_then_plays_the_most_informative_member_a_second():
+    ladder = load_ladder("2p")
+    rating = ladder.ratings["pimc:64"] + 5
+    nearest = sorted((m for m in ladder.ratings if m != "x"),
+                     key=lambda m: abs(ladder.ratings[m] - rating))[:3]  # fmt: skip
+    first = ladder.next_opponent(rating, "x", {})
+    second = ladder.next_opponent(rating, "x", {first: 16})
+    assert {first, second} == set(nearest[:2])
+    played = {m: 16 for m in nearest}
+    chosen = ladder.next_opponent(rating, "x", played)
+    assert chosen == ladder.next_opponent(rating, "x", played)  # a function of its arguments
+    # among the three nearest, a slow member is chosen only for much more information a second
+    info = {m: float(elo_expectation(rating - ladder.ratings[m])) for m in nearest}
+    per_second = {m: info[m] * (1 - info[m]) / ladder.seconds[m] for m in nearest}
+    assert chosen == max(per_second, key=per_second.get)

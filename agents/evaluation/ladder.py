@@ -4,7 +4,8 @@ ratings were fitted once and are never refitted, so ratings made on different da
     bastra rate POLICY [--table 2p|4p_teams] [--minutes M] [--precision E] [--json FILE]
 
 The policy plays variance-reduced duplicate matches of full games (``duplicate_match(...,
-variance_reduction=True)``) against the ladder members nearest its running rating, in batches,
+variance_reduction=True)``) against ladder members near its running rating, in batches (the
+member whose games tell the most about the rating a second, :meth:`Ladder.next_opponent`),
 until the rating's 95% interval is at most ``+/-E`` Elo or ``M`` minutes have passed. The rating
 solves ``sum over deals (v - E(r - R_opponent)) = 0``, ``v`` each deal's variance-reduced result
 (1 win, 1/2 draw, 0 loss, its two games averaged, luck subtracted) and ``E(d) = 1 / (1 +
@@ -20,7 +21,7 @@ import json
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -50,14 +51,30 @@ class Ladder:
     ratings: dict[str, float]
     fitted: dict[str, Any]
     """How the ratings were fitted: the matches, their deals and seeds, the command."""
+    seconds: dict[str, float] = field(default_factory=dict)
+    """Seconds a full game with each member takes, as measured when the ladder was frozen (on
+    one machine: only their ratios matter): the cost that :meth:`next_opponent` weighs. A member
+    missing counts as the slowest."""
 
-    def nearest(self, rating: float, exclude: str | None, played: dict[str, int]) -> str:
-        """The member to play next: of the two nearest ``rating``, the one with fewer deals
-        played so far (so the rating is bracketed rather than leaning on one opponent)."""
+    def next_opponent(self, rating: float, exclude: str | None, played: dict[str, int]) -> str:
+        """The member to play next: the nearest two ``rating`` once each (so the rating is
+        bracketed), then of the three nearest the one whose games tell the most about the
+        rating a second: the Elo information of a game, ``p (1 - p)`` at the expected score
+        ``p``, over its ``seconds``. A function of its arguments: the same run plays the same
+        matches."""
         members = sorted((m for m in self.ratings if m != exclude),
-                         key=lambda m: abs(self.ratings[m] - rating))  # fmt: skip
-        pair = members[:2]
-        return min(pair, key=lambda m: (played.get(m, 0), abs(self.ratings[m] - rating)))
+                         key=lambda m: (abs(self.ratings[m] - rating), m))  # fmt: skip
+        near = members[:3]
+        for m in near[:2]:
+            if played.get(m, 0) == 0:
+                return m
+        slowest = max(self.seconds.values(), default=1.0)
+
+        def information_a_second(m: str) -> float:
+            p = float(elo_expectation(rating - self.ratings[m]))
+            return p * (1 - p) / max(self.seconds.get(m, slowest), 1e-6)
+
+        return max(near, key=information_a_second)
 
 
 def ladder_path(table: str) -> Path:
@@ -80,17 +97,30 @@ def load_ladder(table: str, path: str | Path | None = None) -> Ladder:
         raise ValueError(f"{path}: not a ladder file (format {LADDER_FORMAT!r} expected)")
     if payload.get("table") != table:
         raise ValueError(f"{path}: the ladder of {payload.get('table')!r}, asked for {table!r}")
+    seconds = {k: float(v) for k, v in payload.get("seconds_per_game", {}).items()}
     return Ladder(table, str(payload["version"]), {k: float(v) for k, v in
-                  payload["ratings"].items()}, payload.get("fitted", {}))  # fmt: skip
+                  payload["ratings"].items()}, payload.get("fitted", {}), seconds)  # fmt: skip
+
+
+def game_seconds(table: str, members: Sequence[str], deals: int = 2) -> dict[str, float]:
+    """Seconds a full game of each member against the heuristic takes here (``deals`` duplicate
+    deals, one thread): the ladder's ``seconds``."""
+    out = {}
+    for m in members:
+        r = duplicate_match(m, "heuristic", table=table, deals=deals, mode="game", seed=1,
+                            num_threads=1)  # fmt: skip
+        out[m] = round(r.seconds / r.games, 4)
+    return out
 
 
 def freeze_ladder(
     round_robin: str | Path, table: str, version: str, command: str, out: str | Path
 ) -> Ladder:
     """Freeze the Bradley-Terry ratings of a round-robin (``agents.evaluate A B C ... --json``)
-    into a ladder file: the members, their ratings (to 0.1 Elo) and how they were fitted (the
-    file, its command, the deals and seeds, the intervals). A ladder is frozen once; a new one
-    takes a new ``version``, and ratings on different versions are not compared."""
+    into a ladder file: the members, their ratings (to 0.1 Elo), how they were fitted (the
+    file, its command, the deals and seeds, the intervals) and each member's seconds a game
+    (``game_seconds``). A ladder is frozen once; a new one takes a new ``version``, and ratings
+    on different versions are not compared."""
     board = json.loads(Path(round_robin).read_text())
     results = board["results"]
     tables = {r["table"] for r in results}
@@ -105,10 +135,11 @@ def freeze_ladder(
     }  # fmt: skip
     ratings = {k: round(float(v), 1) for k, v in sorted(board["ratings"].items(),
                                                         key=lambda kv: kv[1])}  # fmt: skip
+    seconds = game_seconds(table, list(ratings))
     payload = {"format": LADDER_FORMAT, "table": table, "version": version, "ratings": ratings,
-               "fitted": fitted}  # fmt: skip
+               "fitted": fitted, "seconds_per_game": seconds}  # fmt: skip
     Path(out).write_text(json.dumps(payload, indent=1) + "\n")
-    return Ladder(table, version, ratings, fitted)
+    return Ladder(table, version, ratings, fitted, seconds)
 
 
 def elo_expectation(diff: np.ndarray | float) -> np.ndarray:
@@ -244,7 +275,7 @@ def rate(
         if time.perf_counter() - began >= 60 * minutes:
             state.stopped = "minutes"
             break
-        opponent = ladder.nearest(state.rating, spec, state.opponents)
+        opponent = ladder.next_opponent(state.rating, spec, state.opponents)
         done = state.opponents.get(opponent, 0)
         seed = SEED_BASE + 100_000 * member_index[opponent] + done
         r = duplicate_match(policy, players[opponent], table=table, deals=BATCH_DEALS,
