@@ -34,6 +34,7 @@ from agents.evaluation.matches import duplicate_match  # noqa: E402
 LINES = (
     "2p:greedy:heuristic",
     "2p:pimc:64:heuristic",
+    "2p:bastra_2p:network:heuristic",
     "2p:bastra_2p:network:pimc:64",
     "2p:bastra_2p:bastra_2p:network",
     "4p_teams:greedy:heuristic",
@@ -41,7 +42,7 @@ LINES = (
     "4p_teams:bastra_4p_teams:network:pimc:64",
     "4p_teams:bastra_4p_teams:bastra_4p_teams:network",
 )
-"""The pairs of issue-sized interest, from yardsticks to the packaged models."""
+"""Pairs of different strength, from the yardsticks to the packaged models."""
 
 
 def split_line(line: str) -> tuple[str, str, str]:
