@@ -301,3 +301,16 @@ def test_the_ladder_brackets_the_rating_then_plays_the_most_informative_member_a
     info = {m: float(elo_expectation(rating - ladder.ratings[m])) for m in nearest}
     per_second = {m: info[m] * (1 - info[m]) / ladder.seconds[m] for m in nearest}
     assert chosen == max(per_second, key=per_second.get)
+
+
+def test_the_team_game_has_its_own_frozen_ladder(tmp_path):
+    ladder = load_ladder("4p_teams")
+    assert ladder.version.startswith("4p_teams") and {"random", "bastra_4p_teams"} <= set(
+        ladder.ratings
+    )
+    assert set(ladder.seconds) == set(ladder.ratings)
+    store = RatingStore(tmp_path / "r.sqlite")
+    rating = rate("greedy", table="4p_teams", precision=1000, store=store)
+    assert rating.ladder_rating == ladder.ratings["greedy"] and len(rating.opponents) >= 2
+    assert [e["policy"] for e in store.ratings("4p_teams")] == ["greedy"]
+    assert store.ratings("2p") == []
