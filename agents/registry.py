@@ -120,6 +120,14 @@ def load_policy(
     searches (``SearchConfig``; by default its table's, ``agents.learning.config``); ``sample``:
     sample moves rather than take the most probable (never searching); ``seed``: its random
     stream."""
+    if isinstance(path, str) and path not in PRETRAINED and not Path(path).exists():
+        close = difflib.get_close_matches(_split_suffix(path)[0], list(PRETRAINED), n=1)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        raise ValueError(
+            f"no checkpoint at {path}: no such file, and not a packaged model "
+            f"({', '.join(PRETRAINED)}; make_policy takes them with a preset: "
+            f"{', '.join(SUFFIXES)}, e.g. bastra_2p:network).{hint}"
+        )
     found = checkpoint_path(path)
     if found.is_dir():
         if search is not None:

@@ -269,11 +269,11 @@ class raw_env(AECEnv):
         self._move_cache = None
 
     def step(self, action: Any) -> None:
+        game = self._require_game()
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        game = self._require_game()
         move = self._moves().get(action if type(action) is int else _as_action(action))
         if move is None:
             raise ValueError(self._illegal_message(action))

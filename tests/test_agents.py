@@ -183,6 +183,10 @@ def test_corrupt_and_mismatched_checkpoints_are_refused(tmp_path):
         load_policy(other)
     with pytest.raises(ValueError, match="no checkpoint at"):
         load_policy(tmp_path / "missing.pt")
+    # a mistyped packaged name: the closest one, and the presets make_policy adds to it
+    with pytest.raises(ValueError, match=r"Did you mean 'bastra_2p'\?") as caught:
+        load_policy("bastra2p")
+    assert ":network" in str(caught.value) and ":infer" in str(caught.value)
 
 
 def test_masked_logits_stay_finite_and_illegal_actions_get_no_probability():

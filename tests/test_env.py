@@ -491,3 +491,13 @@ def test_env_survives_pickle_and_deepcopy():
         assert isinstance(clone, wrappers.OrderEnforcingWrapper)
         assert clone.unwrapped.snapshot() == env.unwrapped.snapshot()
         np.testing.assert_array_equal(clone.last()[0]["observation"], env.last()[0]["observation"])
+
+
+def test_step_or_observe_before_reset_says_to_reset_first():
+    env = bastra_env.raw_env()
+    with pytest.raises(RuntimeError, match=r"call reset\(\) before"):
+        env.step(0)
+    with pytest.raises(RuntimeError, match=r"call reset\(\) before"):
+        env.observe("player_0")
+    env.reset(seed=0)
+    env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
