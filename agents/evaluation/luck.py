@@ -32,6 +32,7 @@ parallel, each game's figures independent of the others and of the thread count.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from numba import njit, prange
@@ -117,16 +118,16 @@ POLICY_ARRAYS = 13
 """The arrays of a policy network as the walk reads it (:func:`policy_arrays`)."""
 
 
-def policy_arrays(model: object) -> tuple:
+def policy_arrays(model: Any) -> tuple | None:
     """A ``PolicyValueNet`` with two trunk layers as the walk's rollout player reads it: 13
     float32 arrays (the first layer and the action layer transposed, to read only the rows of the
     inputs that are not 0). ``None`` for a network of another shape (its seats roll out with the
     heuristic)."""
     import torch
 
-    trunk = [m for m in model.trunk if isinstance(m, torch.nn.Linear)]  # type: ignore[attr-defined]
+    trunk = [m for m in model.trunk if isinstance(m, torch.nn.Linear)]
     if len(trunk) != 2:
-        return None  # type: ignore[return-value]
+        return None
 
     def f32(t: torch.Tensor) -> np.ndarray:
         return np.ascontiguousarray(t.detach().cpu().numpy(), dtype=np.float32)
@@ -134,11 +135,10 @@ def policy_arrays(model: object) -> tuple:
     m = model
     return (
         f32(trunk[0].weight.T), f32(trunk[0].bias), f32(trunk[1].weight), f32(trunk[1].bias),
-        f32(m.state_to_pair.weight), f32(m.state_to_pair.bias),  # type: ignore[attr-defined]
-        f32(m.action_to_pair.weight.T), f32(m.action_to_pair.bias),  # type: ignore[attr-defined]
-        f32(m.pair_head[1].weight), f32(m.pair_head[1].bias),  # type: ignore[attr-defined]
-        f32(m.score.weight[0]), f32(m.score.bias),  # type: ignore[attr-defined]
-        f32(m.summary_weights),  # type: ignore[attr-defined]
+        f32(m.state_to_pair.weight), f32(m.state_to_pair.bias),
+        f32(m.action_to_pair.weight.T), f32(m.action_to_pair.bias),
+        f32(m.pair_head[1].weight), f32(m.pair_head[1].bias),
+        f32(m.score.weight[0]), f32(m.score.bias), f32(m.summary_weights),
     )  # fmt: skip
 
 
@@ -310,16 +310,6 @@ def _buffers(net: tuple) -> tuple:
         np.zeros(1, dtype=np.int64),
         np.zeros(VIEW_SIZE, dtype=np.int64),
     )
-
-
-@njit(cache=True)
-def _toggle_dealt(view: np.ndarray, card: int, to_board: bool, seat: int) -> None:
-    """Move ``card`` from the unknown cards to where the deal puts it, or back: a seat's hand,
-    or when turned up for the board, the board or, a jack, the deck's bottom."""
-    bit = 1 << card
-    where = (V_BOTTOM if (card >> 2) == JACK else V_BOARD) if to_board else V_HANDS + seat
-    view[where] ^= bit
-    view[V_UNKNOWN] ^= bit
 
 
 @njit(cache=True)
