@@ -218,6 +218,15 @@ class Rating:
         return dict(self.__dict__)
 
 
+def check_limits(minutes: float, precision: float) -> None:
+    """``ValueError`` unless both are positive finite numbers (``rate`` and ``bastra rate``)."""
+    for name, limit, what in (("--precision", precision, "a positive number of Elo points"),
+                              ("--minutes", minutes, "positive")):  # fmt: skip
+        if (isinstance(limit, bool) or not isinstance(limit, (int, float))
+                or not limit > 0 or not math.isfinite(limit)):  # fmt: skip
+            raise ValueError(f"{name} must be {what}, got {limit!r}")
+
+
 def rate(
     spec: str,
     table: str = "2p",
@@ -233,10 +242,7 @@ def rate(
     until its 95% half-width is at most ``precision`` Elo or ``minutes`` have passed (a batch
     started is finished). Earlier batches in ``store`` for the same policy count and are not
     replayed. ``ladder``: another ladder than the table's packaged one (``load_ladder``)."""
-    if isinstance(precision, bool) or not isinstance(precision, (int, float)) or precision <= 0:
-        raise ValueError(f"--precision must be a positive number of Elo points, got {precision!r}")
-    if isinstance(minutes, bool) or not isinstance(minutes, (int, float)) or minutes <= 0:
-        raise ValueError(f"--minutes must be positive, got {minutes!r}")
+    check_limits(minutes, precision)
     ladder = ladder or load_ladder(table)
     if ladder.table != table:
         raise ValueError(f"the ladder is for the {ladder.table!r} table, asked for {table!r}")
@@ -248,7 +254,8 @@ def rate(
     identity = policy_identity(spec)
     policy = make_policy(spec, seed=0)
     member_index = {m: k for k, m in enumerate(ladder.ratings)}
-    players = {m: make_policy(m, seed=1) for m in ladder.ratings if m != spec}
+    players: dict[str, Any] = {}
+    """The members played so far, each made when first chosen."""
     history = store.matches(identity, table, ladder.version)
     began = time.perf_counter()
     bar = None
@@ -278,6 +285,8 @@ def rate(
         opponent = ladder.next_opponent(state.rating, spec, state.opponents)
         done = state.opponents.get(opponent, 0)
         seed = SEED_BASE + 100_000 * member_index[opponent] + done
+        if opponent not in players:
+            players[opponent] = make_policy(opponent, seed=1)
         r = duplicate_match(policy, players[opponent], table=table, deals=BATCH_DEALS,
                             mode="game", seed=seed, names=(spec, opponent),
                             variance_reduction=True, value=value)  # fmt: skip

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 from collections.abc import Sequence
 from pathlib import Path
 
 import torch
 
-from agents.evaluation.ladder import load_ladder, rate
+from agents.evaluation.ladder import check_limits, load_ladder, rate
 from agents.evaluation.store import RatingStore, default_store_path
 from bastra_env.rules import TABLES
 
@@ -42,11 +41,8 @@ def main(argv: Sequence[str] | None = None) -> dict | None:
                         help="a ladder file instead of the table's packaged ladder")  # fmt: skip
     parser.add_argument("--list", action="store_true", help="print the stored ratings and stop")
     args = parser.parse_args(argv)
-    if args.precision <= 0 or not math.isfinite(args.precision):
-        parser.error(f"--precision must be a positive number of Elo points, got {args.precision}")
-    if args.minutes <= 0 or not math.isfinite(args.minutes):
-        parser.error(f"--minutes must be positive, got {args.minutes}")
     try:
+        check_limits(args.minutes, args.precision)
         store = RatingStore(args.store)
         ladder = load_ladder(args.table, args.ladder)
     except ValueError as error:
