@@ -65,7 +65,8 @@ get an action. In random play this happens about once in 40,000 capturing choice
   mean points of the other sides (in two-sided games: the point difference).
 
 Partners always receive the same reward. An illegal action through `env()` ends the game with -1
-for the offender (PettingZoo's `TerminateIllegalWrapper`); `raw_env.step` raises `ValueError`.
+for every agent of the offender's side, 0 for the others (PettingZoo's `TerminateIllegalWrapper`,
+with partners sharing the reward as in `VectorEnv`); `raw_env.step` raises `ValueError`.
 
 At the end of each round, `infos[agent]["round_result"]` holds that round's breakdown (keyed by
 agent, partners sharing their side's numbers); an agent sees it in `last()` at its next turn.
@@ -165,7 +166,26 @@ def _fast_wrapper(wrapper: type[Any]) -> type:
     return type(wrapper.__name__, (wrapper,), namespace)
 
 
-_TerminateIllegalWrapper = _fast_wrapper(wrappers.TerminateIllegalWrapper)
+class _TerminateIllegalWrapper(_fast_wrapper(wrappers.TerminateIllegalWrapper)):  # type: ignore[misc]
+    """PettingZoo's ``TerminateIllegalWrapper``, with the offender's partners sharing its reward:
+    an illegal action gives every seat of the offending side the illegal reward (0 to the others),
+    the same rule as ``VectorEnv``'s."""
+
+    def step(self, action: Any) -> None:
+        offender = self.agent_selection
+        was_terminated = self._terminated
+        super().step(action)
+        if self._terminated and not was_terminated:
+            base = self._base
+            side = base.rules.side_of
+            seat = base.possible_agents.index(offender)
+            for i, agent in enumerate(base.possible_agents):
+                if agent != offender and side(i) == side(seat):
+                    base.rewards[agent] = float(self._illegal_value)
+                    base._cumulative_rewards[agent] += float(self._illegal_value)
+
+
+_TerminateIllegalWrapper.__name__ = "TerminateIllegalWrapper"
 _AssertOutOfBoundsWrapper = _fast_wrapper(wrappers.AssertOutOfBoundsWrapper)
 _OrderEnforcingWrapper = _fast_wrapper(wrappers.OrderEnforcingWrapper)
 

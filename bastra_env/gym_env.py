@@ -9,7 +9,8 @@ The observation is the flat ``observation`` vector of the AEC env (see ``bastra_
 action space the same ``Discrete(208)``. ``action_masks()`` and ``info["action_mask"]`` give the
 legal actions. A policy is anything with ``act(observation, env=...) -> int`` (the ``agents``
 package's policies) or a plain callable ``observation -> int``, where ``observation`` is the AEC
-observation dict; it is handed the unwrapped AEC env as ``env``. The default opponent plays a
+observation dict; it is handed the unwrapped AEC env as ``env``; or a player's name
+(``opponents="heuristic"``, ``"bastra_2p:network"``, ...). The default opponent plays a
 uniformly random legal action.
 """
 
@@ -23,6 +24,7 @@ import numpy as np
 from gymnasium import spaces
 
 from .env import NUM_ACTIONS, raw_env
+from .policy_names import named_opponents
 from .rules import Rules
 
 Policy = Any
@@ -59,7 +61,9 @@ class BastraGymEnv(gymnasium.Env):
     ) -> None:
         """``seat``: the learner's seat, or ``None`` for a random seat each episode.
         ``opponents``: one policy for every other seat, a list with one per other seat (in seat
-        order), or a ``{seat: policy}`` mapping; ``None`` plays random legal actions.
+        order), or a ``{seat: policy}`` mapping; ``None`` plays random legal actions. A policy
+        may be given by name, as everywhere else (``"heuristic"``, ``"pimc:64"``,
+        ``"bastra_2p:network"``, a checkpoint path: ``bastra_env.policy_names``)
         ``illegal_action``: "lose" ends the episode with reward -1 and ``info["illegal_action"]``
         (as PettingZoo's wrapped env does), "raise" raises ``ValueError`` and changes nothing."""
         self.aec = raw_env(rules, reward=reward, render_mode=render_mode, **rule_fields)
@@ -73,7 +77,7 @@ class BastraGymEnv(gymnasium.Env):
         self.illegal_action = illegal_action
         self._lost_by_illegal = False
         self.render_mode = render_mode
-        self._opponents = opponents
+        self._opponents = named_opponents(opponents)
         self._random = RandomLegal(np.random.default_rng())
         self.observation_space = self.aec.observation_space("player_0")["observation"]
         self.action_space = spaces.Discrete(NUM_ACTIONS)

@@ -20,8 +20,8 @@
 ``illegal``            bool ``[num_envs]``: the last step's action was illegal (that game ended)
 ``winner``             int64 ``[num_envs]``: where ``terminated``, the finished game's winning
                        side (-1: a draw, or an illegal action); else -1
-``final_scores``       int64 ``[num_envs, 4]``: where ``terminated``, the finished game's score of
-                       each side
+``final_scores``       int64 ``[num_envs, num_players]``: where ``terminated``, the finished game's
+                       score of every seat (its side's score: partners show the same); else 0
 ``round_ended``        bool ``[num_envs]``: the last step ended a round
 ``game_seed``          int64 ``[num_envs]``: the seed of the game now in each slot
 =====================  =========================================================================
@@ -69,7 +69,6 @@ from numba import njit, prange
 from . import kernels as K
 from .cards import NUM_CARDS, parse_deck
 from .layout import (
-    MAX_SEATS,
     NUM_ACTIONS,
     OBSERVATION_SIZE,
     PRIVILEGED_SIZE,
@@ -77,6 +76,7 @@ from .layout import (
     SLOTS_PER_CARD,
     observation_high,
 )
+from .policy_names import named_opponents
 from .rules import Rules
 
 if TYPE_CHECKING:
@@ -206,8 +206,8 @@ def _step(
                     terminated[i] = True
                     winner[i] = s[K.WINNER]
         if terminated[i]:
-            for side in range(MAX_SEATS):
-                final_scores[i, side] = s[K.SCORES + side]
+            for seat in range(n):
+                final_scores[i, seat] = s[K.SCORES + K.side_of(rules, seat)]
             games[i] += 1
             seed = _game_seed(base_seed, i, games[i])
             seeds[i] = seed
@@ -378,7 +378,7 @@ class VectorEnv:
             "truncated": np.zeros(b, dtype=np.bool_),
             "illegal": np.zeros(b, dtype=np.bool_),
             "winner": np.full(b, -1, dtype=np.int64),
-            "final_scores": np.zeros((b, MAX_SEATS), dtype=np.int64),
+            "final_scores": np.zeros((b, n), dtype=np.int64),
             "round_ended": np.zeros(b, dtype=np.bool_),
             "game_seed": np.zeros(b, dtype=np.int64),
         }
@@ -589,7 +589,9 @@ class GymVectorEnv(gymnasium.vector.VectorEnv):
 
     ``opponents``: one policy for every other seat, or a ``{seat: policy}`` mapping; a policy has
     ``act_batch(observations, masks)`` (``agents``' policies do), or ``act(observation)``, or is a
-    callable ``(observations, masks) -> actions``; ``None`` plays uniformly random legal actions.
+    callable ``(observations, masks) -> actions``, or a player's name (``"heuristic"``,
+    ``"bastra_2p:network"``: ``bastra_env.policy_names``); ``None`` plays uniformly random legal
+    actions.
     ``seat``: the learner's seat, or ``None`` for a random seat in each game. Same-step autoreset:
     where ``terminated``, the observation already belongs to the slot's next game (a finished game
     has no further observation to bootstrap from, so none is reported). ``infos`` holds
@@ -620,6 +622,7 @@ class GymVectorEnv(gymnasium.vector.VectorEnv):
             raise ValueError(f"seat must be None or a seat in 0..{n - 1}, got {seat!r}")
         self.seat = seat
         self.num_envs = self.venv.num_envs
+        opponents = named_opponents(opponents)
         if isinstance(opponents, dict):
             unknown = sorted(set(opponents) - set(range(n)))
             if unknown:

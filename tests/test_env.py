@@ -21,6 +21,7 @@ from bastra_env.env import (
 )
 from bastra_env.game import Game
 from bastra_env.layout import DEAL_PLAYS
+from bastra_env.vector import VectorEnv
 
 from .helpers import deck_dealing
 
@@ -172,7 +173,26 @@ def test_wrapped_env_ends_the_game_with_minus_one_for_an_illegal_action():
     illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
     env.step(illegal)
     assert all(env.terminations.values())
-    assert env._cumulative_rewards == {"player_0": -1, "player_1": 0, "player_2": 0, "player_3": 0}
+    # partners share the reward: the offender's partner (player_2) gets -1 too, as in VectorEnv
+    assert env._cumulative_rewards == {"player_0": -1, "player_1": 0, "player_2": -1, "player_3": 0}
+    assert env.rewards == {"player_0": -1, "player_1": 0, "player_2": -1, "player_3": 0}
+
+
+def test_an_illegal_action_costs_the_same_in_the_aec_and_the_vector_env():
+    """One rule in every env: the offending side's seats get -1, the others 0."""
+    for players, teams in ((2, False), (3, False), (4, True), (4, False)):
+        env = bastra_env.env(num_players=players, teams=teams)
+        env.reset(seed=3)
+        obs, *_ = env.last()
+        illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+        env.step(illegal)
+        vector = VectorEnv(2, num_players=players, teams=teams, seed=3, num_threads=1)
+        state = vector.reset()
+        actions = np.array([int(np.flatnonzero(row == 0)[0]) for row in state["action_mask"]])
+        state = vector.step(actions)
+        assert state["illegal"].all()
+        aec = [env._cumulative_rewards[a] for a in env.possible_agents]
+        assert aec == state["rewards"][0].tolist(), (players, teams)
 
 
 def test_capture_slot_cap_binds_rarely_in_random_play():

@@ -117,3 +117,42 @@ def test_illegal_actions_lose_or_raise():
 def test_bad_arguments_are_refused(kwargs, error, message):
     with pytest.raises(error, match=message):
         BastraGymEnv(**kwargs)
+
+
+def test_opponents_by_name_play_as_the_named_player():
+    """``opponents="heuristic"`` is the heuristic player, as ``make_policy("heuristic")`` is:
+    every opponent move equals the heuristic's choice in that position."""
+    from agents.registry import make_policy
+
+    heuristic = make_policy("heuristic")
+    env = gymnasium.make("Bastra-v0", opponents="heuristic", seat=0).unwrapped
+    aec = env.aec
+    seen = []
+    step = aec.step
+
+    def watched(action):
+        agent = aec.agent_selection
+        if agent != "player_0":
+            seen.append(action == heuristic.act(aec.observe(agent), env=aec))
+        step(action)
+
+    aec.step = watched
+    obs, info = env.reset(seed=5)
+    done = False
+    while not done:
+        action = int(np.flatnonzero(info["action_mask"])[0])
+        obs, _, done, _, info = env.step(action)
+    assert seen and all(seen)
+
+
+def test_opponents_by_name_in_the_vector_face_and_bad_names():
+    venv = gymnasium.make_vec("Bastra-v0", num_envs=4, opponents={1: "greedy"})
+    obs, info = venv.reset(seed=0)
+    obs, reward, terminated, truncated, info = venv.step(
+        np.array([int(np.flatnonzero(m)[0]) for m in info["action_mask"]])
+    )
+    assert obs.shape == (4, OBSERVATION_SIZE)
+    with pytest.raises(ValueError, match=r"heuristc.*heuristic"):
+        gymnasium.make("Bastra-v0", opponents="heuristc")
+    with pytest.raises(ValueError, match="heuristc"):
+        gymnasium.make_vec("Bastra-v0", num_envs=2, opponents=["greedy", "heuristc"])

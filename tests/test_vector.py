@@ -55,8 +55,11 @@ def test_vector_env_plays_exactly_like_the_aec_env(kw):
             assert over == state["terminated"][i]
             assert not state["truncated"][i]
             if over:
-                sides = env.rules.num_sides
-                assert list(env.game.scores) == state["final_scores"][i][:sides].tolist()
+                side = env.rules.side_of
+                assert state["final_scores"].shape[1] == env.rules.num_players
+                assert [env.game.scores[side(seat)] for seat in range(env.rules.num_players)] == (
+                    state["final_scores"][i].tolist()
+                )
                 assert (env.game.winner if env.game.winner is not None else -1) == state["winner"][
                     i
                 ]
@@ -216,7 +219,9 @@ def test_game_seeds_option_puts_one_game_in_several_slots():
         venv.reset(options={"game_seeds": [1, 2]})
 
 
-@pytest.mark.parametrize("kw", TABLES[:5], ids=lambda kw: "-".join(f"{k}={v}" for k, v in kw.items()))  # noqa: E501
+@pytest.mark.parametrize(
+    "kw", TABLES[:5], ids=lambda kw: "-".join(f"{k}={v}" for k, v in kw.items())
+)  # noqa: E501
 def test_any_number_of_threads_plays_the_same_games_bit_for_bit(kw, monkeypatch):
     """1, 2 and 3 threads: every array of every step equal, through autoresets, illegal actions,
     partial steps and a reset from given decks (shares of 5 games, so each thread has work)."""
@@ -237,8 +242,10 @@ def test_any_number_of_threads_plays_the_same_games_bit_for_bit(kw, monkeypatch)
         picks = [venv.sample_legal(np.random.default_rng(step)) for venv in envs]
         assert all(np.array_equal(picks[0], p) for p in picks[1:])
         assert masks[np.arange(num), picks[0]].all()  # a legal action in every game
-        actions = picks[0] if step % 2 else np.array(
-            [rng.choice(np.flatnonzero(m)) for m in masks], dtype=np.int64
+        actions = (
+            picks[0]
+            if step % 2
+            else np.array([rng.choice(np.flatnonzero(m)) for m in masks], dtype=np.int64)
         )
         if step % 50 == 7:
             actions[3] = int(np.flatnonzero(~masks[3])[0])  # illegal: ends game 3
@@ -304,3 +311,22 @@ def test_threaded_envs_stepped_from_several_python_threads_at_once():
     with ThreadPoolExecutor(3) as pool:
         results = list(pool.map(_play_threaded, [40] * 3))
     assert results == [expected] * 3
+
+
+def test_every_field_of_the_state_is_documented():
+    """Each array ``reset``/``step`` returns is in the module docstring's table and the docs
+    page's, with the shape it has."""
+    import re
+    from pathlib import Path
+
+    import bastra_env.vector as vector_module
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "env-vector.md").read_text()
+    venv = VectorEnv(3, num_players=4, teams=True, seed=0, num_threads=1)
+    state = venv.reset()
+    for name, array in state.items():
+        assert f"``{name}``" in vector_module.__doc__, name
+        row = re.search(rf"^\| `{name}` \| \w+ `\[([^\]]*)\]`", page, re.M)
+        assert row, f"{name} is missing from docs/env-vector.md's table"
+        assert len(row.group(1).split(",")) == array.ndim, name
+    assert state["final_scores"].shape == (3, 4)

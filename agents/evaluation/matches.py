@@ -303,6 +303,7 @@ def play_games(
             state = venv.step_some(rows, actions)
             ended = rows[state["terminated"][rows]]
             if ended.size:
+                # every seat's side score; seats 0..sides-1 sit on sides 0..sides-1
                 scores[chunk[ended]] = state["final_scores"][ended, :sides]
                 winners[chunk[ended]] = state["winner"][ended]
                 live[ended] = False
