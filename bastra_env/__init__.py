@@ -2,18 +2,19 @@
 
 ``Rules``, ``parse_card``, ``card_name`` and ``legal_captures`` describe the game; ``Game`` is the
 engine (the compiled rules of ``bastra_env.kernels``); ``env``/``raw_env`` are the PettingZoo AEC
-environment, ``gymnasium.make("Bastra-v0")`` the single-agent one, and
-``bastra_env.vector.VectorEnv`` steps many games per call (``gymnasium.make_vec("Bastra-v0")``
-gives its Gymnasium face).
+environment (also ``bastra_v0.env()``, PettingZoo's naming, with its layout),
+``gymnasium.make("Bastra-v0")`` the single-agent one, and ``bastra_env.vector.VectorEnv`` steps
+many games per call (``gymnasium.make_vec("Bastra-v0")`` gives its Gymnasium face).
 """
 
 import gymnasium
 import pettingzoo
 
-from . import _cache  # noqa: F401  (first: numba's cache folder, before any kernel)
+# _cache first: numba's cache folder, before any kernel; bastra_v0: PettingZoo's naming
+from . import _cache, bastra_v0  # noqa: F401
 from .captures import legal_captures
 from .cards import card_name, parse_card
-from .env import env, raw_env
+from .env import env, raw_env  # after bastra_v0: the name env is the function, not the module
 from .game import Game, Move, RoundResult
 from .rules import Rules
 
@@ -34,6 +35,7 @@ __all__ = [
     "Move",
     "RoundResult",
     "Rules",
+    "bastra_v0",
     "card_name",
     "env",
     "legal_captures",

@@ -521,3 +521,17 @@ def test_step_or_observe_before_reset_says_to_reset_first():
         env.observe("player_0")
     env.reset(seed=0)
     env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+
+
+def test_pettingzoo_naming_bastra_v0_gives_the_env_and_its_layout():
+    """``from bastra_env import bastra_v0; bastra_v0.env()`` (the name the metadata gives) is the
+    wrapped AEC env, and the layout is read from it, not from ``bastra_env.env`` (a function)."""
+    from bastra_env import bastra_v0
+
+    env = bastra_v0.env(num_players=4, teams=True)
+    assert env.metadata["name"] == "bastra_v0"
+    assert type(env) is type(bastra_env.env())
+    env.reset(seed=1)
+    assert env.observation_space("player_0")["observation"].shape == (bastra_v0.OBSERVATION_SIZE,)
+    assert sum(size for _, size, *_ in bastra_v0.OBSERVATION_LAYOUT) == bastra_v0.OBSERVATION_SIZE
+    assert callable(bastra_env.env)
