@@ -1,0 +1,91 @@
+"""Docs that cannot drift: every ```python block of README.md and docs/ runs as written.
+
+A block that must not run says so, and why, on the line before it: ``<!-- no-run: reason -->``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+FENCE = re.compile(r"^(\s*)```+\s*([\w+-]*)")
+NO_RUN = re.compile(r"^<!--\s*no-run:\s*(?P<reason>.*?)\s*-->$")
+BLOCK_TIMEOUT_S = 300  # blocks take seconds (the first may compile the kernels): a bound for hangs
+
+
+@dataclass(frozen=True)
+class Block:
+    page: Path
+    line: int  # of the opening fence, 1-based
+    language: str
+    code: str
+    no_run: str | None  # the reason given, when the block is marked not to run
+
+    @property
+    def where(self) -> str:
+        return f"{self.page.relative_to(ROOT)}:{self.line}"
+
+
+def fenced_blocks(page: Path) -> list[Block]:
+    """The fenced code blocks of a page, with the line each opens on and its no-run mark."""
+    blocks = []
+    lines = page.read_text(encoding="utf-8").splitlines()
+    i = 0
+    while i < len(lines):
+        opening = FENCE.match(lines[i])
+        if not opening:
+            i += 1
+            continue
+        indent, language = opening.groups()
+        start, i = i, i + 1
+        body = []
+        while i < len(lines) and not lines[i].strip().startswith("```"):
+            body.append(lines[i][len(indent) :] if lines[i].startswith(indent) else lines[i])
+            i += 1
+        i += 1  # the closing fence
+        before = next((lines[j].strip() for j in range(start - 1, -1, -1) if lines[j].strip()), "")
+        mark = NO_RUN.match(before)
+        blocks.append(Block(page, start + 1, language.lower(), "\n".join(body) + "\n",
+                            mark.group("reason") if mark else None))  # fmt: skip
+    return blocks
+
+
+ALL_BLOCKS = [block for page in PAGES for block in fenced_blocks(page)]
+PYTHON_BLOCKS = [block for block in ALL_BLOCKS if block.language in ("python", "py")]
+
+
+def test_the_pages_have_python_blocks_and_every_exception_gives_its_reason():
+    assert len(PYTHON_BLOCKS) >= 10, [block.where for block in PYTHON_BLOCKS]
+    for block in PYTHON_BLOCKS:
+        assert block.no_run is None or block.no_run, f"{block.where}: no-run without a reason"
+
+
+def test_no_python_block_is_a_shell_command():
+    """Commands are ```bash blocks: a python block that starts like one is mislabelled."""
+    for block in PYTHON_BLOCKS:
+        first = block.code.lstrip().split("\n", 1)[0]
+        assert not re.match(r"(\$ |pip |python |bastra |mkdocs )", first), (
+            f"{block.where}: a shell command in a python block, make it ```bash"
+        )
+
+
+@pytest.mark.parametrize("block", PYTHON_BLOCKS, ids=[block.where for block in PYTHON_BLOCKS])
+def test_every_python_block_runs_as_written(block: Block, tmp_path: Path):
+    if block.no_run is not None:
+        pytest.skip(f"{block.where} is marked no-run: {block.no_run}")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get(
+        "PYTHONPATH")])), MPLBACKEND="Agg")  # fmt: skip
+    try:
+        done = subprocess.run([sys.executable, "-c", block.code], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=BLOCK_TIMEOUT_S)  # fmt: skip
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{block.where}: the block ran past {BLOCK_TIMEOUT_S} s")
+    assert done.returncode == 0, f"{block.where}: the block failed\n{done.stderr[-3000:]}"
