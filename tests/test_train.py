@@ -1,6 +1,9 @@
 """agents.train (train.py): a smoke run, determinism, resume, checkpoints, configuration errors."""
 
 import csv
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import torch
@@ -9,6 +12,7 @@ import yaml
 import agents.train as train
 import bastra_env
 from agents import load_policy
+from agents.learning.policy import PRETRAINED_DIR
 
 SMOKE = ["--config", "smoke"]  # the shipped configs/smoke.yaml, by name
 
@@ -118,6 +122,38 @@ def test_resume_refuses_a_corrupt_checkpoint(tmp_path):
     broken.write_bytes(b"\x00" * 64)
     with pytest.raises(ValueError, match="not a readable checkpoint"):
         train.parse_config(["--resume", str(broken)])
+
+
+def test_checkpoint_errors_say_what_is_wrong_and_never_suggest_unsafe_loading(tmp_path):
+    import pickle
+
+    truncated = tmp_path / "truncated.pt"
+    truncated.write_bytes((PRETRAINED_DIR / "bastra_2p.pt").read_bytes()[:2000])
+    foreign = tmp_path / "foreign.pt"
+    foreign.write_bytes(pickle.dumps([1, 2]))
+    objects = tmp_path / "objects.pt"
+    torch.save({"a": Path("x")}, objects)
+    for path, reason in ((truncated, "damaged or truncated"), (foreign, "Python objects"),
+                         (objects, "Python objects")):  # fmt: skip
+        with pytest.raises(ValueError, match="not a readable checkpoint") as error:
+            train.parse_config(["--resume", str(path)])
+        assert reason in str(error.value)
+        assert "weights_only" not in str(error.value)
+
+
+def test_resume_of_a_policy_file_says_so_and_makes_no_run_folder(tmp_path, monkeypatch):
+    """``bastra train --resume`` of an exported or packaged policy: a message naming what
+    --resume takes, exit status 2, no run folder."""
+    monkeypatch.chdir(tmp_path)
+    exported = tmp_path / "exported.pt"
+    exported.write_bytes((PRETRAINED_DIR / "bastra_2p.pt").read_bytes())
+    done = subprocess.run(
+        [sys.executable, "-m", "agents.train", "--config", "quick", "--resume", str(exported)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "is a policy file" in done.stderr and "init_from=" in done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["exported.pt"]
 
 
 def test_export_keeps_the_policy_and_drops_the_training_state(smoke_run, tmp_path):

@@ -15,6 +15,7 @@ a large negative logit, never ``-inf``, so softmax and entropy stay finite.
 
 from __future__ import annotations
 
+import pickle
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -204,17 +205,32 @@ def save_checkpoint(path: str | Path, model: PolicyValueNet, **extra: Any) -> No
     tmp.replace(path)  # never leave a half-written checkpoint under the real name
 
 
+def safe_load(path: Path, what: str) -> Any:
+    """``torch.load`` with only tensors and plain data (``weights_only=True``); a file it cannot
+    read raises ``ValueError`` saying why in a line (a damaged or truncated file, or one that
+    holds other Python objects, which this package never writes and never loads)."""
+    try:
+        return torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError:
+        reason = (
+            "it holds Python objects beyond tensors and plain data, which this package never "
+            "writes and never loads"
+        )
+    except Exception as error:  # torch raises many kinds for a damaged file
+        text = str(error)
+        if "zip archive" in text or "central directory" in text or isinstance(error, EOFError):
+            reason = "the file is damaged or truncated"
+        else:
+            reason = f"{type(error).__name__}: {text.splitlines()[0] if text else ''}"
+    raise ValueError(f"{path} is not a readable {what} ({reason})")
+
+
 def read_checkpoint(path: str | Path) -> dict[str, Any]:
     """Load and check a checkpoint; ``ValueError`` says what is wrong with a bad one."""
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"no checkpoint at {path}")
-    try:
-        payload = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as error:  # torch raises many kinds for a damaged file
-        raise ValueError(
-            f"{path} is not a readable checkpoint ({type(error).__name__}: {error})"
-        ) from None
+    payload = safe_load(path, "checkpoint")
     if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
         raise ValueError(f"{path} is not a Bastra policy checkpoint (no {CHECKPOINT_FORMAT!r} tag)")
     if payload.get("version") != CHECKPOINT_VERSION:

@@ -31,6 +31,7 @@ import torch
 from numba import njit
 from torch import nn
 
+from agents.learning.network import safe_load
 from bastra_env import Rules
 from bastra_env.cards import NUM_CARDS
 from bastra_env.kernels import (
@@ -342,10 +343,7 @@ def load_state_value(source: str | Path | None = None, table: str = "2p") -> Sta
     path = Path(source) if source is not None else state_value_path(table)
     if not path.is_file():
         raise ValueError(f"no value function file at {path}")
-    try:
-        payload = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as error:  # torch raises many kinds on a corrupt or foreign file
-        raise ValueError(f"{path}: not a readable value function file ({error})") from None
+    payload = safe_load(path, "value function file")
     if not isinstance(payload, dict) or payload.get("format") != VALUE_FORMAT:
         raise ValueError(f"{path}: not a state value file (format {VALUE_FORMAT!r} expected)")
     if payload.get("version") != VALUE_VERSION:

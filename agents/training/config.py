@@ -354,6 +354,21 @@ def _unknown_field(name: str, fields: Iterable[str]) -> str:
     return f"; did you mean {close[0]!r}?" if close else ""
 
 
+def read_run_checkpoint(path: str) -> dict[str, Any]:
+    """A checkpoint a training run wrote (``--resume``); a policy file (weights only, as
+    ``bastra export`` writes and the packaged models are) raises ``ValueError`` saying what to do
+    instead, before any run folder is made."""
+    payload = read_checkpoint(path)
+    if "optimizer" not in payload:
+        raise ValueError(
+            f"{path} is a policy file (a model's weights, as `bastra export` writes them and the "
+            "packaged models are), not a run's checkpoint: --resume continues a run from a "
+            "checkpoint it wrote (RUN_DIR/final.pt or RUN_DIR/checkpoint_*.pt); the endgame "
+            f"learning starts from a model's weights: --config endgame_2p init_from={path}"
+        )
+    return payload
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command line of ``train.py``, ``python -m agents.train`` and ``bastra train``."""
     parser = SuggestingParser(
@@ -398,7 +413,7 @@ def parse_config(argv: list[str]) -> tuple[Config, Path, str | None]:
 
     values: dict[str, Any] = {}
     if args.resume:
-        values.update(read_checkpoint(args.resume).get("config", {}))
+        values.update(read_run_checkpoint(args.resume).get("config", {}))
     if args.config:
         path = resolve_config(args.config)
         loaded = yaml.safe_load(path.read_text()) or {}
