@@ -9,6 +9,7 @@ import os
 import re
 import subprocess
 import sys
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -89,3 +90,31 @@ def test_every_python_block_runs_as_written(block: Block, tmp_path: Path):
     except subprocess.TimeoutExpired:
         pytest.fail(f"{block.where}: the block ran past {BLOCK_TIMEOUT_S} s")
     assert done.returncode == 0, f"{block.where}: the block failed\n{done.stderr[-3000:]}"
+
+
+# README's links (mkdocs build --strict checks those of docs/) ---------------------------------
+
+LINK = re.compile(r"\]\((?P<target>[^)\s]+)\)")
+
+
+def anchors_of(page: Path) -> set[str]:
+    """The ids that mkdocs' ``toc`` gives the headings of a page (its default ``slugify``)."""
+    text = re.sub(r"```.*?```", "", page.read_text(encoding="utf-8"), flags=re.S)
+    anchors = set()
+    for heading in re.findall(r"^#+\s+(.*?)\s*#*$", text, flags=re.M):
+        words = re.sub(r"[`*]|\[([^]]*)\]\([^)]*\)", r"\1", heading)
+        words = unicodedata.normalize("NFKD", words).encode("ascii", "ignore").decode()
+        anchors.add(re.sub(r"[-\s]+", "-", re.sub(r"[^\w\s-]", "", words).strip().lower()))
+    return anchors
+
+
+def test_the_readme_links_only_to_files_of_the_repository_and_their_anchors():
+    readme = ROOT / "README.md"
+    for target in LINK.findall(readme.read_text(encoding="utf-8")):
+        if re.match(r"[a-z]+://", target):
+            continue  # a public website
+        path, _, anchor = target.partition("#")
+        file = (readme.parent / path).resolve() if path else readme
+        assert file.is_relative_to(ROOT) and file.exists(), f"README.md links to {target}"
+        if anchor:
+            assert anchor in anchors_of(file), f"README.md links to {target}: no such heading"
