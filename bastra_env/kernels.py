@@ -302,6 +302,54 @@ def bastra_kind(card: int, capture: int, board: int) -> int:
     return NO_BASTRA
 
 
+# ------------------------------------------------------------------------- scoring (R12-R16)
+# The one place the scoring is written: the engine scores a round with these, and the search
+# kernels (``agents.search``) score their plays and rounds with them, reading the rules row.
+@njit(cache=True)
+def scored_bastra(card: int, capture: int, board: int, plays: int, rules: np.ndarray) -> int:
+    """The bastra (``NO_BASTRA``, ``BASTRA``, ``JACK_BASTRA``) that playing ``card`` taking
+    ``capture`` off ``board`` scores as play ``plays + 1`` of the round: R12, and on the round's
+    last play only where ``last_play_bastra`` says so."""
+    if plays + 1 >= PLAYS_PER_ROUND and rules[R_LAST_PLAY_BASTRA] == 0:
+        return NO_BASTRA
+    return bastra_kind(card, capture, board)
+
+
+@njit(cache=True)
+def bastra_points(bastras: int, jack_bastras: int, rules: np.ndarray) -> int:
+    """R12: what ``bastras`` bastras and ``jack_bastras`` jack bastras score."""
+    return bastras * rules[R_BASTRA] + jack_bastras * rules[R_JACK_BASTRA]
+
+
+@njit(cache=True)
+def capture_points(card: int, capture: int, board: int, plays: int, rules: np.ndarray) -> int:
+    """R12, R14: the points playing ``card`` taking ``capture`` (non-zero) off ``board`` as play
+    ``plays + 1`` makes at once: the card points of the cards taken and the card played, and
+    the bastra's where it scores one (``scored_bastra``)."""
+    kind = scored_bastra(card, capture, board, plays, rules)
+    return card_points(capture | (1 << card)) + bastra_points(
+        int(kind == BASTRA), int(kind == JACK_BASTRA), rules
+    )
+
+
+@njit(cache=True)
+def most_cards_points(cards: int, most: int, rules: np.ndarray) -> int:
+    """R15: a side with ``cards`` captured cards, ``most`` being the most any side has."""
+    return rules[R_MOST_CARDS] if cards == most else 0
+
+
+@njit(cache=True)
+def side_difference(totals: np.ndarray, rules: np.ndarray, side: int) -> float:
+    """``totals[side]`` less the other sides' mean: a round's point difference for ``side``, as
+    ``reward="points"`` pays it and the search players value a round."""
+    sides = 2 if rules[R_TEAMS] else rules[R_PLAYERS]
+    others = 0
+    for other in range(sides):
+        if other != side:
+            others += totals[other]
+    return totals[side] - others / (sides - 1)
+
+
 # ------------------------------------------------------------------------- captures (R8-R10)
 @njit(cache=True)
 def card_captures(card: int, board: int, out: np.ndarray, limit: int, work: np.ndarray) -> int:
@@ -583,16 +631,14 @@ def apply_move(state: np.ndarray, rules: np.ndarray, card: int, capture: int) ->
     state[PLAYS] = plays
     state[ROUND_ENDED] = 0
     if capture != 0:
-        board = state[BOARD] ^ capture
-        state[BOARD] = board
+        kind = scored_bastra(card, capture, state[BOARD], plays - 1, rules)
+        if kind == BASTRA:
+            state[BASTRAS + seat] += 1
+        elif kind == JACK_BASTRA:
+            state[JACK_BASTRAS + seat] += 1
+        state[BOARD] ^= capture
         state[CAPTURED + seat] |= capture | bit
         state[LAST_CAPTURER] = seat
-        if board == 0 and (plays < PLAYS_PER_ROUND or rules[R_LAST_PLAY_BASTRA]):
-            kind = bastra_kind(card, capture, capture)  # the board held exactly the capture
-            if kind == BASTRA:
-                state[BASTRAS + seat] += 1
-            elif kind == JACK_BASTRA:
-                state[JACK_BASTRAS + seat] += 1
     else:
         state[BOARD] |= bit
     state[LAST_SEAT] = seat
@@ -647,11 +693,9 @@ def _end_round(state: np.ndarray, rules: np.ndarray) -> None:
         if cards > most:
             most = cards
     for side in range(sides):
-        if state[RES_CARDS + side] == most:
-            state[RES_MOST_CARDS + side] = rules[R_MOST_CARDS]
-        state[RES_BASTRA_POINTS + side] = (
-            state[RES_BASTRAS + side] * rules[R_BASTRA]
-            + state[RES_JACK_BASTRAS + side] * rules[R_JACK_BASTRA]
+        state[RES_MOST_CARDS + side] = most_cards_points(state[RES_CARDS + side], most, rules)
+        state[RES_BASTRA_POINTS + side] = bastra_points(
+            state[RES_BASTRAS + side], state[RES_JACK_BASTRAS + side], rules
         )
         total = (
             state[RES_CARD_POINTS + side]
@@ -746,7 +790,6 @@ def encode(
             taken &= taken - 1
     if seat != state[CURRENT] or state[DONE]:
         return
-    scores_bastra = state[PLAYS] < PLAYS_PER_ROUND - 1 or rules[R_LAST_PLAY_BASTRA] != 0
     for i in range(state[NUM_MOVES]):
         action = state[MOVE_ACTIONS + i]
         capture = state[MOVE_CAPTURES + i]
@@ -755,7 +798,7 @@ def encode(
             card = action // _SLOTS
             obs[_O_ACTION_CARDS + action] = (popcount(capture) + 1) / 10
             obs[_O_ACTION_POINTS + action] = card_points(capture | (1 << card)) / 13
-            if scores_bastra and bastra_kind(card, capture, board) != NO_BASTRA:
+            if scored_bastra(card, capture, board, state[PLAYS], rules) != NO_BASTRA:
                 obs[_O_ACTION_BASTRA + action] = 1.0
 
 
@@ -802,14 +845,9 @@ def step_rewards(state: np.ndarray, rules: np.ndarray, points_mode: int, out: np
         out[seat] = 0.0
     if state[ROUND_ENDED] == 0:
         return
-    sides = 2 if rules[R_TEAMS] else n
     if points_mode == 1:
-        total = 0
-        for side in range(sides):
-            total += state[RES_TOTAL + side]
         for seat in range(n):
-            mine = state[RES_TOTAL + side_of(rules, seat)]
-            out[seat] = mine - (total - mine) / (sides - 1)
+            out[seat] = side_difference(state[RES_TOTAL:], rules, side_of(rules, seat))
     elif state[DONE] and state[WINNER] >= 0:
         for seat in range(n):
             out[seat] = 1.0 if side_of(rules, seat) == state[WINNER] else -1.0

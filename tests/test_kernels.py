@@ -4,6 +4,7 @@ reference (``tests/reference.py``): the same legal moves, states and results pla
 import dataclasses
 import random
 
+import numpy as np
 import pytest
 
 from bastra_env import Rules
@@ -61,3 +62,40 @@ def test_the_seeding_rule_is_the_references():
     for seed in (0, 1, 12345, 2**63 - 1):
         for k in (1, 2, 9):
             assert round_seed_deck(seed, k) == reference.round_seed_deck(seed, k)
+
+
+@pytest.mark.parametrize("rules", VARIANTS, ids=lambda r: repr(r)[6:60])
+def test_the_scoring_functions_add_up_to_the_rounds_result(rules):
+    """The engine's scoring pieces, which the search kernels score with (``capture_points`` per
+    play, the leftovers' ``card_points``, ``most_cards_points``, ``side_difference``), add up to
+    the round result the engine itself records, in every variant."""
+    from bastra_env import kernels as K
+
+    rng = random.Random(7)
+    game = Game(rules, seed=rng.getrandbits(63))
+    row, sides = game.rules_row, rules.num_sides
+    made = [0] * sides
+    while not game.done:
+        seat, board, plays = game.current, game.board, game.plays
+        card, capture = rng.choice(game.legal_moves())
+        if capture:
+            made[rules.side_of(seat)] += K.capture_points(card, capture, board, plays, row)
+            last, board = seat, board ^ capture
+        else:
+            board |= 1 << card
+        rounds = len(game.results)
+        game.apply(card, capture)
+        if len(game.results) == rounds:
+            continue
+        result = game.results[-1]
+        if result.leftover_side is not None:
+            assert result.leftover_side == rules.side_of(last)
+            made[result.leftover_side] += K.card_points(board)
+        most = max(result.cards)
+        for side in range(sides):
+            made[side] += K.most_cards_points(result.cards[side], most, row)
+            others = sum(result.total) - result.total[side]
+            difference = K.side_difference(np.array(result.total), row, side)
+            assert difference == result.total[side] - others / (sides - 1)
+        assert tuple(made) == result.total
+        made = [0] * sides

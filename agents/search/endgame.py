@@ -41,11 +41,10 @@ from agents.search import kernels as S
 from agents.search.endgame_kernels import (
     EQUITY_SCALE,
     I_DECK,
-    I_SCORING,
+    I_RULES,
     I_SEARCH,
     I_SEATS,
     I_SIZES,
-    I_TARGET,
     I_TOTAL_MINE,
     I_TOTAL_THEIRS,
     LAYOUT_PIECES,
@@ -168,8 +167,9 @@ def solve(
     equity, scale = POINTS_ONLY, 1
     if objective == "game":
         seats = int(info[I_SEATS])  # the search plays two players or the team game
-        equity = objective_table(seats, seats == 4, info[I_SCORING : I_SCORING + 3].tolist(),
-                                 int(info[I_TARGET]))  # fmt: skip
+        rules = info[I_RULES : I_RULES + K.RULES_SIZE]  # the rules row, as observed
+        scoring = rules[[K.R_BASTRA, K.R_JACK_BASTRA, K.R_MOST_CARDS]].tolist()
+        equity = objective_table(seats, seats == 4, scoring, int(rules[K.R_TARGET]))
         scale = EQUITY_SCALE if equity.size else 1
     totals = info[[I_TOTAL_MINE, I_TOTAL_THEIRS]]
     sums, used = search(info, orders, legal, left // int(info[I_SEATS]),

@@ -21,21 +21,27 @@ from numba import njit
 
 from bastra_env.cards import NUM_CARDS
 from bastra_env.kernels import (
-    BASTRA,
     CAPTURE_WORK,
-    JACK_BASTRA,
     PLAYS_PER_ROUND,
-    bastra_kind,
+    R_BASTRA,
+    R_JACK_BASTRA,
+    R_LAST_PLAY_BASTRA,
+    R_MOST_CARDS,
+    R_PLAYERS,
+    R_TARGET,
+    R_TEAMS,
+    RULES_SIZE,
+    bastra_points,
+    capture_points,
     card_captures,
     card_points,
+    most_cards_points,
     popcount,
 )
 from bastra_env.layout import DECK_LEFT_SCALE, MAX_SEATS, SLOTS_PER_CARD
 
 NOBODY = -1
 """The last capturer before anyone captured this round."""
-RULE_BASTRA, RULE_JACK_BASTRA, RULE_MOST_CARDS, RULE_LAST_PLAY_BASTRA = range(4)
-"""Entries of the ``int64[4]`` scoring row the kernels read."""
 _INF = 1 << 40
 """Beyond every round's point difference: the full window's bounds."""
 EQUITY_SCALE = 1_000_000
@@ -56,25 +62,11 @@ _SLOTS = SLOTS_PER_CARD
 
 
 @njit(cache=True)
-def _gain(card: int, capture: int, board: int, plays: int, scoring: np.ndarray) -> int:
-    """Points the mover's side makes by playing ``card`` taking ``capture`` (non-zero) off
-    ``board`` at play ``plays + 1``: the cards' points, and a bastra's where it scores one."""
-    gain = card_points(capture | (1 << card))
-    if board == capture and (plays + 1 < PLAYS_PER_ROUND or scoring[RULE_LAST_PLAY_BASTRA] != 0):
-        kind = bastra_kind(card, capture, capture)
-        if kind == BASTRA:
-            gain += scoring[RULE_BASTRA]
-        elif kind == JACK_BASTRA:
-            gain += scoring[RULE_JACK_BASTRA]
-    return gain
-
-
-@njit(cache=True)
 def _round_points(
-    board: int, last: int, mine: int, theirs: int, scoring: np.ndarray
+    board: int, last: int, mine: int, theirs: int, rules: np.ndarray
 ) -> tuple[int, int]:
     """The points each side (mine, the other) still makes once the round is over: the leftovers
-    to the last capturer, the most cards."""
+    to the last capturer, the most cards (the engine's ``card_points``, ``most_cards_points``)."""
     to_mine, to_theirs = 0, 0
     if last != NOBODY and board != 0:
         if last % 2 == 0:
@@ -84,15 +76,15 @@ def _round_points(
             to_theirs += card_points(board)
             theirs += popcount(board)
     most = max(mine, theirs)
-    to_mine += scoring[RULE_MOST_CARDS] * int(mine == most)
-    to_theirs += scoring[RULE_MOST_CARDS] * int(theirs == most)
+    to_mine += most_cards_points(mine, most, rules)
+    to_theirs += most_cards_points(theirs, most, rules)
     return to_mine, to_theirs
 
 
 @njit(cache=True)
-def _round_over(board: int, last: int, mine: int, theirs: int, scoring: np.ndarray) -> int:
+def _round_over(board: int, last: int, mine: int, theirs: int, rules: np.ndarray) -> int:
     """The value once the round is over: the leftovers to the last capturer, the most cards."""
-    to_mine, to_theirs = _round_points(board, last, mine, theirs, scoring)
+    to_mine, to_theirs = _round_points(board, last, mine, theirs, rules)
     return to_mine - to_theirs
 
 
@@ -102,7 +94,7 @@ def _game_over(
     last: int,
     mine: int,
     theirs: int,
-    scoring: np.ndarray,
+    rules: np.ndarray,
     equity: np.ndarray,
     points_mine: int,
     points_theirs: int,
@@ -111,7 +103,7 @@ def _game_over(
     winning the game from the sides' totals at the round's end (``equity[mine, theirs]``, the
     totals clipped to its last row and column). ``points_*``: the totals before the round's
     last points (``_round_points``)."""
-    to_mine, to_theirs = _round_points(board, last, mine, theirs, scoring)
+    to_mine, to_theirs = _round_points(board, last, mine, theirs, rules)
     return equity_at(equity, points_mine + to_mine, points_theirs + to_theirs)
 
 
@@ -125,13 +117,14 @@ def _play(
     mine: int,
     theirs: int,
     plays: int,
-    scoring: np.ndarray,
+    rules: np.ndarray,
 ) -> tuple[int, int, int, int, int]:
     """``mover`` plays ``card`` taking ``capture`` (0: a trail): the points it makes for my side
-    (negative for the other side's), then the board, last capturer and pile sizes after it."""
+    (negative for the other side's: the engine's ``capture_points``), then the board, last
+    capturer and pile sizes after it."""
     gain = 0
     if capture != 0:
-        gain = _gain(card, capture, board, plays, scoring)
+        gain = capture_points(card, capture, board, plays, rules)
         taken = popcount(capture) + 1
         if mover % 2 == 0:
             mine += taken
@@ -213,7 +206,7 @@ def _value(
     mine: int,
     theirs: int,
     plays: int,
-    scoring: np.ndarray,
+    rules: np.ndarray,
     frames: np.ndarray,
     caps: np.ndarray,
     work: np.ndarray,
@@ -237,10 +230,8 @@ def _value(
         pending |= deal[seat] != 0
     if hands[mover] == 0:  # the round is over
         if game:
-            return _game_over(
-                board, last, mine, theirs, scoring, equity, points_mine, points_theirs
-            )
-        return _round_over(board, last, mine, theirs, scoring)
+            return _game_over(board, last, mine, theirs, rules, equity, points_mine, points_theirs)
+        return _round_over(board, last, mine, theirs, rules)
     d = 0
     dealt_at = -1  # the frame whose play emptied the hands and dealt ``deal``
     _enter(frames, 0, hands, mover, board, last, mine, theirs, plays, -_INF, _INF,
@@ -309,7 +300,7 @@ def _value(
             frames[d, F_MINE],
             frames[d, F_THEIRS],
             plays,
-            scoring,
+            rules,
         )
         held = hands[mover]
         hands[mover] = held & ~(1 << card)
@@ -322,10 +313,10 @@ def _value(
             if not pending or dealt_at >= 0:  # the round is over after this play
                 if game:
                     value = _game_over(
-                        board, last, mine, theirs, scoring, equity, points_mine, points_theirs
+                        board, last, mine, theirs, rules, equity, points_mine, points_theirs
                     )
                 else:
-                    value = _round_over(board, last, mine, theirs, scoring)
+                    value = _round_over(board, last, mine, theirs, rules)
                 returning = True
                 continue
             hands[:seats] = deal[:seats]  # every hand is empty: the next deal
@@ -352,12 +343,11 @@ I_PLAYS = 6  # plays made this round
 I_MINE_CARDS = 7  # cards in my side's piles
 I_THEIRS_CARDS = 8  # cards in the other side's piles
 I_SIZES = 9  # MAX_SEATS entries: cards in each seat's hand
-I_SCORING = I_SIZES + MAX_SEATS  # 4 entries: the scoring row (RULE_ fields)
-I_DECK = I_SCORING + 4  # cards still to be dealt
+I_RULES = I_SIZES + MAX_SEATS  # RULES_SIZE entries: the rules row (``bastra_env.kernels``)
+I_DECK = I_RULES + RULES_SIZE  # cards still to be dealt
 I_TOTAL_MINE = I_DECK + 1  # my side's game score plus its points so far this round
 I_TOTAL_THEIRS = I_DECK + 2  # the other side's (bastras counted at the bastra rule's points)
-I_TARGET = I_DECK + 3  # the game's target score
-INFO_SIZE = I_DECK + 4
+INFO_SIZE = I_DECK + 3
 
 # Where the observation's pieces start (``bastra_env.layout.OFFSETS``), passed to the kernels
 # as an int64 row of these fields rather than frozen into the compiled code.
@@ -468,9 +458,11 @@ def read_position(
     for i in range(4):
         if obs[rules + i] >= cap:
             return info, legal, cards  # a scoring rule too large for the observation to tell
-    for i in range(3):
-        info[I_SCORING + i] = _rounded(np.float64(obs[rules + i]) * scales[i])
-    info[I_SCORING + RULE_LAST_PLAY_BASTRA] = 1 if obs[rules + 3] > 0.5 else 0
+    row = info[I_RULES : I_RULES + RULES_SIZE]  # the rules as observed, "choose" assumed
+    row[R_BASTRA] = _rounded(np.float64(obs[rules]) * scales[0])  # in the piece's order
+    row[R_JACK_BASTRA] = _rounded(np.float64(obs[rules + 1]) * scales[1])
+    row[R_MOST_CARDS] = _rounded(np.float64(obs[rules + 2]) * scales[2])
+    row[R_LAST_PLAY_BASTRA] = 1 if obs[rules + 3] > 0.5 else 0
     piles = np.zeros(2)
     target = _rounded(np.float64(obs[layout[L_TARGET]]) * 100.0)
     totals = np.zeros(2, dtype=np.int64)
@@ -481,7 +473,7 @@ def read_position(
             piles[seat % 2] += obs[layout[L_CAPTURED] + NUM_CARDS * seat + c]
         taken = _plane(obs, layout[L_CAPTURED] + NUM_CARDS * seat)
         bastras = _rounded(np.float64(obs[layout[L_BASTRAS] + seat]) * 4.0)
-        totals[seat % 2] += card_points(taken) + bastras * info[I_SCORING + RULE_BASTRA]
+        totals[seat % 2] += card_points(taken) + bastra_points(bastras, 0, row)
     last = NOBODY  # np.argmax over the seats' entries where any is set
     for seat in range(seats):
         if obs[layout[L_LAST_CAPTURER] + seat] != 0:
@@ -504,7 +496,9 @@ def read_position(
     info[I_DECK] = left
     info[I_TOTAL_MINE] = totals[0]
     info[I_TOTAL_THEIRS] = totals[1]
-    info[I_TARGET] = target
+    row[R_PLAYERS] = seats
+    row[R_TEAMS] = int(seats == 4)
+    row[R_TARGET] = target
     return info, legal, cards
 
 
@@ -536,7 +530,7 @@ def search(
     mine = info[I_MINE_CARDS]
     theirs = info[I_THEIRS_CARDS]
     plays = info[I_PLAYS]
-    scoring = info[I_SCORING : I_SCORING + 4].copy()
+    rules = info[I_RULES : I_RULES + RULES_SIZE].copy()
     work = np.empty(CAPTURE_WORK, dtype=np.int64)
     plies = popcount(info[I_MINE]) + orders.shape[1] + 1
     caps = np.zeros((plies, _SLOTS), dtype=np.int64)
@@ -574,7 +568,7 @@ def search(
                     raise IndexError("no such capture for this action")
                 capture = root[slot]
             gain, after, last_after, mine_after, theirs_after = _play(
-                0, card, capture, board, last, mine, theirs, plays, scoring
+                0, card, capture, board, last, mine, theirs, plays, rules
             )
             hands[0] = info[I_MINE] & ~(1 << card)
             ends_deal = deal_size > 0 and hands[1 % seats] == 0  # my play empties the hands
@@ -591,7 +585,7 @@ def search(
                 mine_after,
                 theirs_after,
                 plays + 1,
-                scoring,
+                rules,
                 frames,
                 caps,
                 work,

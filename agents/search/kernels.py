@@ -29,7 +29,6 @@ from agents.players.kernels import (
 )
 from agents.search.endgame_kernels import EQUITY_SCALE, equity_at
 from bastra_env.kernels import (
-    BASTRA,
     BASTRAS,
     BOARD,
     CAPTURE_WORK,
@@ -50,15 +49,13 @@ from bastra_env.kernels import (
     NUM_MOVES,
     PLAYS,
     PLAYS_PER_ROUND,
-    R_BASTRA,
-    R_JACK_BASTRA,
-    R_LAST_PLAY_BASTRA,
     R_PLAYERS,
     R_TEAMS,
     RES_TOTAL,
     SCORES,
     apply_move,
-    bastra_kind,
+    bastra_points,
+    capture_points,
     card_captures,
     card_points,
     encode,
@@ -66,6 +63,9 @@ from bastra_env.kernels import (
     legal_slots,
     lowest_card,
     popcount,
+    scored_bastra,
+    side_difference,
+    side_of,
     splitmix64,
 )
 from bastra_env.layout import (
@@ -130,15 +130,10 @@ def determinize(
 # ------------------------------------------------------------------------- the rollout policy
 @njit(cache=True)
 def _take_value(card: int, capture: int, board: int, plays: int, rules: np.ndarray) -> float:
-    """What taking ``capture`` (non-zero) off ``board`` with ``card`` is worth to the taker."""
-    value = card_points(capture | (1 << card)) + CARD_WEIGHT * (popcount(capture) + 1)
-    if capture == board and (plays + 1 < PLAYS_PER_ROUND or rules[R_LAST_PLAY_BASTRA] != 0):
-        kind = bastra_kind(card, capture, capture)
-        if kind == BASTRA:
-            value += rules[R_BASTRA]
-        elif kind == JACK_BASTRA:
-            value += rules[R_JACK_BASTRA]
-    return value
+    """What taking ``capture`` (non-zero) off ``board`` with ``card`` is worth to the taker: the
+    points it makes (the engine's ``capture_points``) and ``CARD_WEIGHT`` a card taken."""
+    taken = popcount(capture) + 1
+    return capture_points(card, capture, board, plays, rules) + CARD_WEIGHT * taken
 
 
 @njit(cache=True)
@@ -188,23 +183,10 @@ def rollout_index(state: np.ndarray, rules: np.ndarray, work: np.ndarray) -> int
 
 
 @njit(cache=True)
-def _side_difference(totals: np.ndarray, rules: np.ndarray, me: int) -> float:
-    """``totals[side]`` of ``me``'s side minus the other sides' mean."""
-    n = rules[R_PLAYERS]
-    sides = 2 if rules[R_TEAMS] else n
-    mine = me % 2 if rules[R_TEAMS] else me
-    others = 0.0
-    for side in range(sides):
-        if side != mine:
-            others += totals[side]
-    return totals[mine] - others / (sides - 1)
-
-
-@njit(cache=True)
 def round_value(state: np.ndarray, rules: np.ndarray, me: int) -> float:
     """The ended round's point difference for ``me``'s side: its total minus the other sides'
-    mean (the ``RES_`` block)."""
-    return _side_difference(state[RES_TOTAL:], rules, me)
+    mean (the ``RES_`` block, by the engine's ``side_difference``)."""
+    return side_difference(state[RES_TOTAL:], rules, side_of(rules, me))
 
 
 @njit(cache=True)
@@ -404,15 +386,12 @@ def banked_difference(state: np.ndarray, rules: np.ndarray) -> float:
     other sides' mean, as ``round_value`` weighs the sides: what the endgame search's point values
     leave out (they are the rest of the round's point difference)."""
     n = rules[R_PLAYERS]
-    teams = rules[R_TEAMS] != 0
-    made = np.zeros(n)
+    made = np.zeros(n, dtype=np.int64)
     for seat in range(n):
-        made[seat % 2 if teams else seat] += (
-            card_points(state[CAPTURED + seat])
-            + state[BASTRAS + seat] * rules[R_BASTRA]
-            + state[JACK_BASTRAS + seat] * rules[R_JACK_BASTRA]
+        made[side_of(rules, seat)] += card_points(state[CAPTURED + seat]) + bastra_points(
+            state[BASTRAS + seat], state[JACK_BASTRAS + seat], rules
         )
-    return _side_difference(made, rules, 0)
+    return side_difference(made, rules, 0)
 
 
 @njit(cache=True)
@@ -509,13 +488,13 @@ def _undo(state: np.ndarray, rules: np.ndarray, k: int, seat: int) -> None:
     bit = 1 << card
     state[HANDS + seat] |= bit
     if capture != 0:
-        if state[BOARD] == 0 and (state[PLAYS] < PLAYS_PER_ROUND or rules[R_LAST_PLAY_BASTRA]):
-            kind = bastra_kind(card, capture, capture)
-            if kind == JACK_BASTRA and state[JACK_BASTRAS + seat] > 0:
-                state[JACK_BASTRAS + seat] -= 1
-            elif kind != 0 and state[BASTRAS + seat] > 0:  # observed positions count both kinds
-                state[BASTRAS + seat] -= 1
-        state[BOARD] |= capture
+        board = state[BOARD] | capture  # the board the play was made on
+        kind = scored_bastra(card, capture, board, state[PLAYS] - 1, rules)
+        if kind == JACK_BASTRA and state[JACK_BASTRAS + seat] > 0:
+            state[JACK_BASTRAS + seat] -= 1
+        elif kind != 0 and state[BASTRAS + seat] > 0:  # observed positions count both kinds
+            state[BASTRAS + seat] -= 1
+        state[BOARD] = board
         state[CAPTURED + seat] &= ~(capture | bit)
     else:
         state[BOARD] &= ~bit
