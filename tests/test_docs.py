@@ -1,4 +1,6 @@
-"""Docs that cannot drift: every ```python block of README.md and docs/ runs as written.
+"""Docs that cannot drift: every ```python block of README.md and docs/ runs as written, README's
+links land on files and headings of the repository, and every module of both packages is named
+on the architecture page.
 
 A block that must not run says so, and why, on the line before it: ``<!-- no-run: reason -->``.
 """
@@ -118,3 +120,39 @@ def test_the_readme_links_only_to_files_of_the_repository_and_their_anchors():
         assert file.is_relative_to(ROOT) and file.exists(), f"README.md links to {target}"
         if anchor:
             assert anchor in anchors_of(file), f"README.md links to {target}: no such heading"
+
+
+# The architecture page names every module ---------------------------------------------------
+
+
+def modules_of(package: str) -> list[str]:
+    """Every module of a package, by its dotted name, found on disk (so a module that moves or
+    is renamed is looked for under its new name). ``__init__`` and ``__main__`` are left out:
+    a package's row on the page stands for them."""
+    names = []
+    for path in sorted((ROOT / package).rglob("*.py")):
+        if path.stem in ("__init__", "__main__") or "__pycache__" in path.parts:
+            continue
+        names.append(".".join(path.relative_to(ROOT).with_suffix("").parts))
+    return names
+
+
+def named_on_page(module: str, page: str) -> bool:
+    """Named in full (`` `agents.search.players` ``), or by its last part (`` `players` ``) in a
+    table row that names its package (`` `agents.search` ``, or one of its modules in full)."""
+    if f"`{module}`" in page:
+        return True
+    parent, leaf = module.rsplit(".", 1)
+    return any(
+        f"`{leaf}`" in row and (f"`{parent}`" in row or f"`{parent}." in row)
+        for row in page.splitlines()
+        if row.startswith("|")
+    )
+
+
+def test_every_module_is_named_on_the_architecture_page():
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    modules = modules_of("bastra_env") + modules_of("agents")
+    assert len(modules) > 40, modules
+    missing = [module for module in modules if not named_on_page(module, page)]
+    assert not missing, f"modules not named on docs/architecture.md: {missing}"
