@@ -163,10 +163,12 @@ INFERENCE_BY_TABLE: dict[str | None, dict[str, Any]] = {
     None: {"infer_worlds": 64},
 }
 """What ``:infer`` sets, by the table the model was trained for (``bastra_env.rules.TABLES``'s
-name; ``None``: every other table). In 2p the network's weight of 0.3 won 55.8% of 1,000 full
-games against ``pimc:64:infer`` (0.1: 52.8%), and half the rollouts by the rollout policy where
-the deal misfits the model took it to 55.3% of 1,000 fresh games with the heuristic line kept;
-the team game was not measured at other values and keeps the defaults."""
+name; ``None``: every other table). In 2p the network's log-probability counts for more (0.3
+points a nat instead of 0.1), and where the deal's plays misfit the opponent model half of a
+move's value comes from rollouts by the rollout policy; both values won the 2p matches that chose
+them (the figures: the docs' experiments page, "The network's weight beside the search" and
+"The modelled rollouts' share, by the deal's fit"). The team game was not measured at
+other values and keeps the defaults."""
 
 SUFFIXES: dict[str, Any] = {
     NETWORK_ALONE: {"endgame": False},
