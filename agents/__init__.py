@@ -25,7 +25,11 @@ from typing import TYPE_CHECKING, Any
 
 from bastra_env import _cache
 
-KERNEL_FILES = ("players/kernels.py", "search/endgame_kernels.py", "search/kernels.py")
+KERNEL_FILES = (
+    "players/observation_kernels.py",
+    "search/endgame_kernels.py",
+    "search/world_kernels.py",
+)
 """The files of compiled kernels that call each other across files: numba only notices a change
 to the file a kernel is defined in, so their cache folder is named by a fingerprint of all of
 them together with the rules kernels' (``bastra_env._cache``)."""

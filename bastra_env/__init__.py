@@ -1,8 +1,8 @@
 """Bastra, the Cypriot fishing card game: an exact rules engine and RL environments.
 
 ``Rules``, ``parse_card``, ``card_name`` and ``legal_captures`` describe the game; ``Game`` is the
-engine (the compiled rules of ``bastra_env.kernels``); ``env``/``raw_env`` are the PettingZoo AEC
-environment (also ``bastra_v0.env()``, PettingZoo's naming, with its layout),
+engine (on the compiled rules of ``bastra_env.compiled_rules``); ``env``/``raw_env`` are the
+PettingZoo AEC environment (also ``bastra_v0.env()``, PettingZoo's naming, with its layout),
 ``gymnasium.make("Bastra-v0")`` the single-agent one, and ``bastra_env.vector.VectorEnv`` steps
 many games per call (``gymnasium.make_vec("Bastra-v0")`` gives its Gymnasium face).
 """

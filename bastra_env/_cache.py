@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numba
 
-SOURCES = ("cards.py", "layout.py", "kernels.py", "vector.py")
+SOURCES = ("cards.py", "layout.py", "compiled_rules.py", "vector.py")
 
 
 def fingerprint(extra: tuple[Path, ...] = ()) -> str:

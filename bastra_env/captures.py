@@ -1,7 +1,7 @@
 """Which board cards a played card takes (RULES.md R8-R10), from Python.
 
-The enumeration itself is the compiled kernel ``bastra_env.kernels.card_captures``; this module
-gives it a Python face with a cache. A capture is a union of pairwise disjoint *groups* that
+The enumeration itself is the compiled kernel ``bastra_env.compiled_rules.card_captures``; this
+module gives it a Python face with a cache. A capture is a union of pairwise disjoint *groups* that
 leaves no further group behind (R9): pairing (one board card of the played card's rank) and
 combining (two or more numeric board cards whose values sum to the played card's value).
 
@@ -25,7 +25,7 @@ from .cards import (
     parse_cards,
     points,
 )
-from .kernels import all_captures
+from .compiled_rules import all_captures
 from .rules import Rules
 
 BELOW: tuple[Mask, ...] = tuple(sum(RANK_MASKS[:r]) if r < JACK else 0 for r in range(13))

@@ -93,7 +93,7 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from . import kernels as K
+from . import compiled_rules as K
 from .cards import Mask, card_name, iter_cards, parse_card, parse_deck
 from .game import Game, Move, RoundResult
 from .layout import (
@@ -358,7 +358,7 @@ class raw_env(AECEnv):
         return {"observation": observation, "action_mask": action_mask}
 
     def _encode(self, game: Game, seat: int) -> tuple[np.ndarray, np.ndarray]:
-        """The observation and mask of one seat: one compiled call (``kernels.encode``)."""
+        """The observation and mask of one seat: one compiled call (``compiled_rules.encode``)."""
         self._moves()  # the legal moves in the state are current
         obs = np.empty(OBSERVATION_SIZE, dtype=np.float32)
         mask = np.empty(NUM_ACTIONS, dtype=np.int8)

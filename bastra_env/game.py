@@ -1,8 +1,8 @@
 """A whole game of Bastra: deal, play, score, game end (RULES.md R3-R17).
 
 :class:`Game` is the engine's Python face. Its state is one ``int64`` row of
-``bastra_env.kernels`` (the compiled rules), so a play, a deal and a round's scoring each run as
-one compiled call, and :meth:`~Game.copy` is one array copy (a search agent copies, plays ahead,
+``bastra_env.compiled_rules``, so a play, a deal and a round's scoring each run as one compiled
+call, and :meth:`~Game.copy` is one array copy (a search agent copies, plays ahead,
 and throws the copy away). It knows nothing of any RL library. A move is a ``(card, capture)``
 pair of ints: the card played and the mask of board cards it takes, ``0`` for a trail.
 
@@ -11,7 +11,7 @@ order; a side is a seat, or ``seat % 2`` with teams):
 
 ====================  ==========================================================================
 ``rules``             the :class:`~bastra_env.rules.Rules` in force
-``seed``              int; round ``k``'s deck is ``kernels.shuffled_deck(seed, k)``
+``seed``              int; round ``k``'s deck is ``compiled_rules.shuffled_deck(seed, k)``
 ``round``             1-based number of the round being played
 ``dealer``            seat that dealt this round (round 1: the last seat, R4)
 ``current``           seat to move, ``-1`` once the game is over
@@ -41,10 +41,10 @@ from typing import Any, cast
 
 import numpy as np
 
-from . import kernels as K
+from . import compiled_rules as K
 from .captures import CACHE_LIMIT, RELEVANT, captures
 from .cards import NUM_CARDS, Card, Mask, card_name, iter_cards, mask_str, parse_deck
-from .kernels import BOARD_SIZE, HAND_SIZE, PLAYS_PER_ROUND
+from .compiled_rules import BOARD_SIZE, HAND_SIZE, PLAYS_PER_ROUND
 from .rules import Rules
 
 Move = tuple[Card, Mask]
@@ -245,7 +245,7 @@ class Game:
 
     @property
     def state(self) -> np.ndarray:
-        """The kernels' state row (``bastra_env.kernels``): read it, do not resize it."""
+        """The kernels' state row (``bastra_env.compiled_rules``): read it, do not resize it."""
         return self._s
 
     @property

@@ -15,8 +15,8 @@ the dealer's left, then the board (a jack turned goes to the bottom of the deck 
 is turned, so the first board takes as many chance nodes as it turns cards), then each later deal.
 A chance outcome is the card dealt (0..51, the engine's card order); player actions are the AEC
 env's 208 actions (``4 * card + slot``). Every state method delegates to the compiled kernels:
-the state holds one engine state (``bastra_env.kernels``) whose deck positions not yet dealt by
-chance hold the cards still undealt in an arbitrary order, and a chance outcome moves its card
+the state holds one engine state (``bastra_env.compiled_rules``) whose deck positions not yet dealt
+by chance hold the cards still undealt in an arbitrary order, and a chance outcome moves its card
 into the position being dealt. Observation tensors are the project's observation encoder
 (``bastra_env.layout``, 1,125 floats, the observer's seat first); the information state tensor
 adds the current round's plays in order (who played which card and what it took). Returns are
@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from . import kernels as K
+from . import compiled_rules as K
 from .cards import NUM_CARDS, card_name
 from .layout import NUM_ACTIONS, OBSERVATION_SIZE, SLOTS_PER_CARD
 from .rules import Rules

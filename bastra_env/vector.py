@@ -66,7 +66,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 from numba import njit, prange
 
-from . import kernels as K
+from . import compiled_rules as K
 from .cards import NUM_CARDS, parse_deck
 from .layout import (
     NUM_ACTIONS,

@@ -5,7 +5,7 @@
 Three engines play the same kind of games (every play lists the legal moves of the seat to move,
 picks one uniformly and applies it: what a rollout or an env step costs at the engine level):
 
-- ``kernels``: the compiled rules (``bastra_env.kernels``) in one compiled loop;
+- ``kernels``: the compiled rules (``bastra_env.compiled_rules``) in one compiled loop;
 - ``Game``: the engine's Python face (``bastra_env.Game``, a kernel call per play);
 - ``reference``: the plain Python rules of ``tests/reference.py`` (the anchor: the engine as it
   was before the kernels).
@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bastra_env import Game, Rules  # noqa: E402
-from bastra_env import kernels as K  # noqa: E402
+from bastra_env import compiled_rules as K  # noqa: E402
 from benchmarks import pin_to_one_core  # noqa: E402
 from tests import reference  # noqa: E402
 

@@ -26,7 +26,7 @@ from agents.evaluation.matches import duplicate_match  # noqa: E402
 from agents.learning.config import SearchConfig  # noqa: E402
 from agents.learning.policy import LearnedPolicy, load_learned  # noqa: E402
 from agents.players.heuristic import HeuristicPolicy  # noqa: E402
-from agents.players.kernels import batch_arrays  # noqa: E402
+from agents.players.observation_kernels import batch_arrays  # noqa: E402
 from bastra_env.rules import TABLES  # noqa: E402
 
 

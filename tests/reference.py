@@ -1,5 +1,5 @@
 """The rules in plain, deliberately simple Python: the reference the compiled kernels of
-``bastra_env.kernels`` are checked against (tests only; nothing in the package imports it).
+``bastra_env.compiled_rules`` are checked against (tests only; nothing in the package imports it).
 
 It is the engine as it was before the kernels, with no caches: captures by recursive search over
 combining groups, a ``Game`` of Python ints and lists, the same seeding rule (splitmix64).

@@ -1,5 +1,6 @@
 """The agents' per-action numbers in plain Python: the reference the compiled kernels of
-``agents.players.kernels`` are checked against (tests only; nothing in the package imports it).
+``agents.players.observation_kernels`` are checked against (tests only; nothing in the package
+imports it).
 
 ``play_estimates``, ``action_inputs`` and ``greedy_act`` are the implementations
 ``agents.players.heuristic``, ``agents.learning.features`` and ``GreedyPolicy.act`` had before the

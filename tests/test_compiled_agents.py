@@ -1,5 +1,5 @@
-"""The compiled agent kernels (``agents.players.kernels``) against the plain Python reference
-(``tests/reference_agents.py``) on observations of random play at every table: the same
+"""The compiled agent kernels (``agents.players.observation_kernels``) against the plain Python
+reference (``tests/reference_agents.py``) on observations of random play at every table: the same
 estimates, bit for bit the same network inputs, the same heuristic and greedy choices; and every
 policy's ``act_batch`` plays legal actions."""
 
@@ -12,10 +12,10 @@ from agents import GreedyPolicy, HeuristicPolicy, LearnedPolicy, RandomPolicy, S
 from agents.learning import features as features_module
 from agents.learning.features import ACTION_FEATURES, MAX_LEGAL, PAD_ACTION, action_inputs
 from agents.learning.network import NetworkConfig, PolicyValueNet
-from agents.players import kernels as compiled
+from agents.players import observation_kernels as compiled
 from agents.players.heuristic import ESTIMATES
 from agents.players.heuristic import play_estimates as heuristic_play_estimates
-from agents.players.kernels import (
+from agents.players.observation_kernels import (
     action_inputs_batch,
     greedy_actions,
     heuristic_actions,

@@ -10,7 +10,7 @@ from agents import HeuristicPolicy, LearnedPolicy, SearchConfig
 from agents.learning.network import NetworkConfig, PolicyValueNet
 from agents.players.basic import GreedyPolicy, RandomPolicy
 from agents.search.endgame import solve
-from bastra_env import kernels as K
+from bastra_env import compiled_rules as K
 from bastra_env.cards import points
 
 from . import reference_endgame as reference
@@ -110,7 +110,7 @@ def test_in_the_last_but_one_deal_the_model_value_is_the_modelled_rollout(object
     world (the real hand and deck) is that move rolled out to the round's end, the other seat
     playing the heuristic player: the round's point difference less what is already banked, or
     the chance of winning the game from the totals (with a ten-thousandth of the points)."""
-    from agents.search import kernels as S
+    from agents.search import world_kernels as S
     from agents.search.endgame import _modelled_values
     from agents.search.endgame_kernels import POINTS_ONLY
     from agents.search.equity import objective_table

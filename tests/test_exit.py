@@ -24,7 +24,7 @@ from agents.learning.expert import (
     shard_seed,
 )
 from agents.learning.network import NetworkConfig, PolicyValueNet, PrivilegedCritic
-from agents.search import kernels as S
+from agents.search import world_kernels as S
 from agents.search.players import PIMCPolicy
 from agents.search.positions import position_of
 from bastra_env import Rules

@@ -1,4 +1,4 @@
-"""The compiled rules (``bastra_env.kernels``, behind ``Game``) against the plain Python
+"""The compiled rules (``bastra_env.compiled_rules``, behind ``Game``) against the plain Python
 reference (``tests/reference.py``): the same legal moves, states and results play for play."""
 
 import dataclasses
@@ -69,7 +69,7 @@ def test_the_scoring_functions_add_up_to_the_rounds_result(rules):
     """The engine's scoring pieces, which the search kernels score with (``capture_points`` per
     play, the leftovers' ``card_points``, ``most_cards_points``, ``side_difference``), add up to
     the round result the engine itself records, in every variant."""
-    from bastra_env import kernels as K
+    from bastra_env import compiled_rules as K
 
     rng = random.Random(7)
     game = Game(rules, seed=rng.getrandbits(63))

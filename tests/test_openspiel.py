@@ -10,7 +10,7 @@ pyspiel = pytest.importorskip(
 
 import bastra_env  # noqa: E402
 import bastra_env.openspiel as bos  # noqa: E402
-from bastra_env import kernels as K  # noqa: E402
+from bastra_env import compiled_rules as K  # noqa: E402
 from bastra_env.cards import NUM_CARDS  # noqa: E402
 
 TABLES = [

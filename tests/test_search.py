@@ -17,13 +17,13 @@ from agents import (
 )
 from agents.learning.config import PRESETS, SearchConfig
 from agents.learning.policy import LearnedPolicy
-from agents.search import kernels as S
+from agents.search import world_kernels as S
 from agents.search.endgame import MODEL_WEIGHT, solve
 from agents.search.endgame_kernels import POINTS_ONLY
 from agents.search.equity import MEASURED_SCORING, chance, game_equity, objective_table
 from agents.search.players import decision_seed, position_of
 from agents.search.positions import deal_fit, inferred_worlds
-from bastra_env import kernels as K
+from bastra_env import compiled_rules as K
 from bastra_env.layout import MAX_LEGAL, NUM_ACTIONS, OBSERVATION_SIZE, SLOTS_PER_CARD
 
 TABLES = [{"num_players": 2}, {"num_players": 3}, {"num_players": 4, "teams": True}]

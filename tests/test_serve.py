@@ -101,7 +101,7 @@ def hidden_swap(game, seats):
 
 @pytest.mark.parametrize("table", ["2p", "4p_teams"])
 def test_a_seat_sees_nothing_hidden_swapping_hidden_cards_changes_no_response(players, table):
-    from bastra_env import kernels as K
+    from bastra_env import compiled_rules as K
 
     app = create_app(players)
     client = TestClient(app)

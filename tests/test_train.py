@@ -197,7 +197,7 @@ def test_equity_rewards_of_a_whole_game_add_up_to_its_result(table):
 
     from agents import HeuristicPolicy
     from agents.search.equity import game_equity
-    from bastra_env.kernels import SCORES
+    from bastra_env.compiled_rules import SCORES
     from bastra_env.vector import VectorEnv
 
     equity = game_equity("2p" if table["num_players"] == 2 else "4p_teams", 100)
@@ -267,7 +267,7 @@ def test_the_privileged_critic_reads_hidden_cards_the_policy_never_sees():
 
     from agents.learning.features import action_inputs_batch
     from agents.learning.network import PolicyValueNet, PrivilegedCritic
-    from bastra_env import kernels as K
+    from bastra_env import compiled_rules as K
     from bastra_env.layout import NUM_ACTIONS, OBSERVATION_SIZE
     from bastra_env.vector import VectorEnv
 

@@ -117,8 +117,8 @@ def test_an_illegal_action_ends_only_its_game():
     assert state["rewards"][2].tolist() == [-1.0, 0.0, -1.0, 0.0]
     assert (state["rewards"][[0, 1, 3]] == 0).all()
     for i in (0, 1, 3):  # the others played their move as usual
-        assert venv.states[i][bastra_env.kernels.PLAYS] == 1
-    assert venv.states[2][bastra_env.kernels.PLAYS] == 0 and not np.array_equal(
+        assert venv.states[i][bastra_env.compiled_rules.PLAYS] == 1
+    assert venv.states[2][bastra_env.compiled_rules.PLAYS] == 0 and not np.array_equal(
         venv.states[2], before[2]
     )
 

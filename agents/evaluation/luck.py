@@ -57,7 +57,7 @@ from agents.learning.state_value import (
     first_layer,
     mlp_tail,
 )
-from agents.players.kernels import (
+from agents.players.observation_kernels import (
     CARD_VALUE,
     JACK_KEEP,
     _action_inputs,
@@ -66,7 +66,7 @@ from agents.players.kernels import (
 )
 from bastra_env import Rules
 from bastra_env.cards import FULL_DECK, NUM_CARDS
-from bastra_env.kernels import (
+from bastra_env.compiled_rules import (
     BASTRAS,
     BOARD,
     CAPTURE_WORK,

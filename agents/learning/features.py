@@ -8,16 +8,17 @@ follow-up capture of my remaining cards; points-equivalents scaled by ``ESTIMATE
 each (state, action) pair with one shared function lets the network learn "what does this board
 leave my opponent" once for every card, instead of once per action slot.
 
-The work is the compiled kernel ``agents.players.kernels.action_inputs_batch``, which does many
-observations at once (into reused buffers if given); ``action_inputs`` is its one-row case.
+The work is the compiled kernel ``agents.players.observation_kernels.action_inputs_batch``, which
+does many observations at once (into reused buffers if given); ``action_inputs`` is its one-row
+case.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from agents.players import kernels as compiled
-from agents.players.kernels import MAX_LEGAL, action_inputs_batch
+from agents.players import observation_kernels as compiled
+from agents.players.observation_kernels import MAX_LEGAL, action_inputs_batch
 
 __all__ = [
     "ACTION_FEATURES",

@@ -14,7 +14,7 @@ from agents.learning.features import action_inputs_batch
 from agents.learning.network import PolicyValueNet, build_model, read_checkpoint
 from agents.players.basic import Observation, legal_actions
 from agents.players.heuristic import HeuristicPolicy
-from agents.players.kernels import batch_arrays
+from agents.players.observation_kernels import batch_arrays
 from agents.search.endgame import LAST_DEAL, solve
 from agents.search.players import PIMCPolicy
 from agents.search.positions import deal_fit, decision_seed, position_of

@@ -34,7 +34,7 @@ from torch import nn
 from agents.learning.network import safe_load
 from bastra_env import Rules
 from bastra_env.cards import NUM_CARDS
-from bastra_env.kernels import (
+from bastra_env.compiled_rules import (
     BASTRA,
     CAPTURE_WORK,
     JACK_BASTRA,

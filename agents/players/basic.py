@@ -3,7 +3,7 @@
 They read the action summaries of the observation (cards and points each legal action moves to
 the pile, whether it is a bastra), so they work from what the seat may know. Each also has
 ``act_batch(observations [B, N], masks [B, 208]) -> int64[B]``, the same choice for every row
-(compiled: ``agents.players.kernels``).
+(compiled: ``agents.players.observation_kernels``).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.players import kernels as compiled
+from agents.players import observation_kernels as compiled
 from bastra_env.cards import CARD_POINTS, FULL_DECK, JACK
 from bastra_env.layout import OFFSETS
 
@@ -87,7 +87,8 @@ class GreedyPolicy:
 
     def act(self, observation: Observation, env: Any = None) -> int:
         # the capture of largest (cards, points, bastra), the lowest action on a tie; with none,
-        # the legal action of least (trail_cost(card), action) (compiled: agents.players.kernels)
+        # the legal action of least (trail_cost(card), action)
+        # (compiled: agents.players.observation_kernels)
         return compiled.greedy_action(observation["observation"], observation["action_mask"])
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:

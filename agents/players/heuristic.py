@@ -8,8 +8,8 @@ small capture also costs the jack's future value. Everything it reads is in the 
 
 ``play_estimates`` exposes those numbers per legal action (plus the best capture the player's own
 remaining cards would have on the board it leaves), so a learned player can start from them.
-Both run as compiled kernels (``agents.players.kernels``), ``HeuristicPolicy.act_batch`` on many
-observations at once.
+Both run as compiled kernels (``agents.players.observation_kernels``), ``HeuristicPolicy.act_batch``
+on many observations at once.
 """
 
 from __future__ import annotations
@@ -18,16 +18,17 @@ from typing import Any
 
 import numpy as np
 
-from agents.players import kernels as compiled
+from agents.players import observation_kernels as compiled
 from agents.players.basic import Observation
-from agents.players.kernels import CARD_VALUE, JACK_KEEP
+from agents.players.observation_kernels import CARD_VALUE, JACK_KEEP
 
 __all__ = ["CARD_VALUE", "ESTIMATES", "JACK_KEEP", "HeuristicPolicy", "play_estimates"]
 
 ESTIMATES = ("gain", "reply", "follow_up")
 """The columns of ``play_estimates``, in points-equivalents. ``CARD_VALUE`` (points-equivalent of
 one captured card, the most-cards bonus spread over the cards) and ``JACK_KEEP`` (of keeping a
-jack in hand for a later sweep) are the defaults, defined in ``agents.players.kernels``."""
+jack in hand for a later sweep) are the defaults, defined in
+``agents.players.observation_kernels``."""
 
 
 def play_estimates(
@@ -43,7 +44,7 @@ def play_estimates(
     - ``reply``: expected value of the next player's best reply on the board the play leaves;
     - ``follow_up``: the best capture one of my remaining cards has on that board.
 
-    (The compiled kernel ``agents.players.kernels.play_estimates``.)
+    (The compiled kernel ``agents.players.observation_kernels.play_estimates``.)
     """
     return compiled.play_estimates(obs, legal, card_value, jack_keep)
 

@@ -37,7 +37,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from agents.players.basic import Observation
-from agents.search import kernels as S
+from agents.search import world_kernels as S
 from agents.search.endgame_kernels import (
     EQUITY_SCALE,
     I_DECK,
@@ -54,7 +54,7 @@ from agents.search.endgame_kernels import (
 )
 from agents.search.equity import objective_table
 from agents.search.positions import decision_seed, inferred_worlds, position_of
-from bastra_env import kernels as K
+from bastra_env import compiled_rules as K
 from bastra_env.cards import iter_cards
 from bastra_env.layout import MAX_LEGAL, OBSERVED_CAP, OFFSETS, SCORING_SCALES
 
@@ -128,7 +128,7 @@ def solve(
 
     ``model_weight`` > 0: once the deck is empty, each action's value is ``1 - model_weight``
     times the minimax value plus ``model_weight`` times its value against the opponent model
-    (``agents.search.kernels.modelled_endgame``: the other sides play the heuristic player on
+    (``agents.search.world_kernels.modelled_endgame``: the other sides play the heuristic player on
     their own observations, my side the best answers to that), on the same samples (all of them,
     where the two-deal minimax may stop short of the last at ``max_plays``). Minimax
     assumes the other side finds its best play knowing my hand; the model is what the inference
@@ -233,9 +233,9 @@ def world_values(
 def _modelled_values(obs: np.ndarray, orders: np.ndarray, equity: np.ndarray) -> dict[int, float]:
     """``{action: mean value against the opponent model}``, in ``solve``'s units, over the worlds
     ``orders`` deal (rows as ``search`` takes them: seat 1's hand, seat 2's, ..., then the deck's
-    rest). With the deck empty each world is searched by ``search_kernels.modelled_endgame``;
+    rest). With the deck empty each world is searched by ``world_kernels.modelled_endgame``;
     in the last-but-one deal each move is rolled out to the round's end in each world, the other
-    sides playing the model (``search_kernels.pimc_worlds`` with modelled rollouts, what
+    sides playing the model (``world_kernels.pimc_worlds`` with modelled rollouts, what
     ``pimc:N:infer`` plays there), and the values brought to ``solve``'s units: the chance of
     winning (with a ten-thousandth of the round's points in it), or the rest of the round's
     point difference."""

@@ -1,5 +1,5 @@
 """The endgame search of ``agents.search.endgame`` as compiled kernels: minimax with alpha-beta
-pruning over int64 card masks, on the rules kernels of ``bastra_env.kernels``.
+pruning over int64 card masks, on the rules kernels of ``bastra_env.compiled_rules``.
 
 A position is (the hands, the seat to move, the board, the last capturer, the pile sizes of my
 side and the other side, the plays made this round); seat 0 is me, seats play in order, even
@@ -20,7 +20,7 @@ import numpy as np
 from numba import njit
 
 from bastra_env.cards import NUM_CARDS
-from bastra_env.kernels import (
+from bastra_env.compiled_rules import (
     CAPTURE_WORK,
     PLAYS_PER_ROUND,
     R_BASTRA,
@@ -343,7 +343,7 @@ I_PLAYS = 6  # plays made this round
 I_MINE_CARDS = 7  # cards in my side's piles
 I_THEIRS_CARDS = 8  # cards in the other side's piles
 I_SIZES = 9  # MAX_SEATS entries: cards in each seat's hand
-I_RULES = I_SIZES + MAX_SEATS  # RULES_SIZE entries: the rules row (``bastra_env.kernels``)
+I_RULES = I_SIZES + MAX_SEATS  # RULES_SIZE entries: the rules row (``bastra_env.compiled_rules``)
 I_DECK = I_RULES + RULES_SIZE  # cards still to be dealt
 I_TOTAL_MINE = I_DECK + 1  # my side's game score plus its points so far this round
 I_TOTAL_THEIRS = I_DECK + 2  # the other side's (bastras counted at the bastra rule's points)

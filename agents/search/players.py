@@ -4,7 +4,7 @@ Both decide from one seat's observation alone (what it holds, sees and has seen 
 hidden card: ``tests/test_search.py`` swaps hidden cards and checks nothing changes). They rebuild
 the position with that seat first (``position_of``), draw *determinizations* (the unseen cards
 dealt at random to the other hands, by their sizes, and to the deck), and play on the real rules'
-kernels to the end of the round (``agents.search.kernels``).
+kernels to the end of the round (``agents.search.world_kernels``).
 
 - ``PIMCPolicy`` (``pimc:64``): every legal action on the same ``samples`` determinizations, each
   played to the end of the round by the rollout policy; the best mean round point difference wins.
@@ -33,12 +33,12 @@ from typing import Any
 import numpy as np
 
 from agents.players.basic import Observation, legal_actions
-from agents.search import kernels as S
+from agents.search import world_kernels as S
 from agents.search.endgame import OBJECTIVES, checked_model_weight, solve
 from agents.search.endgame_kernels import POINTS_ONLY
 from agents.search.equity import objective_table
 from agents.search.positions import decision_seed, inferred_worlds, position_of
-from bastra_env import kernels as K
+from bastra_env import compiled_rules as K
 
 __all__ = ["ISMCTSPolicy", "PIMCPolicy", "decision_seed", "make_search_policy", "position_of"]
 
@@ -143,7 +143,7 @@ class PIMCPolicy(_SearchPolicy):
     ``objective``: what a rollout's end is worth, ``"points"`` (the default) the round's point
     difference, ``"game"`` 100 times my side's chance of winning the game from the totals it
     reached (``agents.search.equity``; two sides under the scoring the table was measured with, else
-    the points) plus a hundredth of the point difference (``search_kernels.end_value``)."""
+    the points) plus a hundredth of the point difference (``world_kernels.end_value``)."""
 
     kind = "pimc"
 
@@ -169,8 +169,8 @@ class PIMCPolicy(_SearchPolicy):
         self.leaf: Any = None
         """A value function in place of the rollouts (``None``: roll out to the round's end):
         called with the observations and hidden inputs of the seats to move one play after each
-        move in each world (``kernels.leaf_inputs``) and whether each is on my side, it returns
-        my side's expected round point difference from there (expert iteration's
+        move in each world (``world_kernels.leaf_inputs``) and whether each is on my side, it
+        returns my side's expected round point difference from there (expert iteration's
         ``leaf="value"``: ``agents.learning.expert.critic_leaf``)."""
 
     def action_values(

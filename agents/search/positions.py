@@ -4,7 +4,7 @@ A search player sees only its observation. ``position_of`` turns it into a rules
 row with that seat as seat 0 (the rules do not care where the table starts) and the unseen cards
 left out; a *world* (a determinization) deals the unseen cards to the other hands, by their sizes,
 and to the deck. ``inferred_worlds`` draws worlds weighted by what the other seats' plays of this
-deal say of their hands (``agents.search.kernels.deal_log_likelihood``).
+deal say of their hands (``agents.search.world_kernels.deal_log_likelihood``).
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from agents.search import kernels as S
+from agents.search import world_kernels as S
 from bastra_env import Rules
-from bastra_env import kernels as K
+from bastra_env import compiled_rules as K
 from bastra_env.cards import NUM_CARDS
 from bastra_env.layout import DEAL_PLAYS, DECK_LEFT_SCALE, OFFSETS, SCORING_SCALES
 
@@ -137,8 +137,8 @@ def inferred_worlds(
 ) -> np.ndarray:
     """``int64[worlds, STATE_SIZE]``: determinizations of a ``position_of`` position drawn in
     proportion to how likely the other seats' plays of this deal were with those hands, under
-    the opponent model (``agents.search.kernels.deal_log_likelihood``; ``tau``, ``eps``). Where
-    no other seat has played since the deal, plain uniform draws."""
+    the opponent model (``agents.search.world_kernels.deal_log_likelihood``; ``tau``, ``eps``).
+    Where no other seat has played since the deal, plain uniform draws."""
     if not (tau > 0 and 0 < eps <= 1):
         raise ValueError(f"tau must be > 0 and eps in (0, 1], got tau={tau}, eps={eps}")
     out = np.empty((worlds, position.shape[0]), dtype=np.int64)
@@ -162,7 +162,7 @@ def deal_fit(
     """How well the opponent model (``OPPONENT_TAU``, ``OPPONENT_EPS``) explains the other seats'
     plays of this deal, against a uniform choice among their legal plays: the log Bayes factor
     of the model over uniform play, on ``worlds`` uniform determinizations of a ``position_of``
-    position (``agents.search.kernels.deal_fit``); 0 where no other seat has played since the
+    position (``agents.search.world_kernels.deal_fit``); 0 where no other seat has played since the
     deal. Under the model's own play it is well above 0; a search player's plays often take it
     below."""
     if worlds < 1:

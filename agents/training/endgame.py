@@ -51,9 +51,9 @@ from agents.learning.network import PolicyValueNet, read_checkpoint, save_checkp
 from agents.search.endgame import world_values
 from agents.training import ppo
 from agents.training.config import Config
-from bastra_env import kernels as K
+from bastra_env import compiled_rules as K
 from bastra_env.cards import iter_cards
-from bastra_env.kernels import PLAYS_PER_ROUND
+from bastra_env.compiled_rules import PLAYS_PER_ROUND
 from bastra_env.layout import DECK_LEFT_SCALE, NUM_ACTIONS, OFFSETS
 from bastra_env.vector import VectorEnv
 

@@ -19,10 +19,10 @@ import numpy as np
 import torch
 
 from agents.learning.network import NetworkConfig, PolicyValueNet, PrivilegedCritic, real_pairs
-from agents.players.kernels import action_inputs_batch
+from agents.players.observation_kernels import action_inputs_batch
 from agents.search.equity import chance, game_equity
 from agents.training.config import Config
-from bastra_env.kernels import SCORES
+from bastra_env.compiled_rules import SCORES
 from bastra_env.vector import VectorEnv
 
 ROLLOUT_FIELDS = ("obs", "pair_counts", "pair_slots", "pair_inputs", "actions", "logps", "values")

@@ -41,7 +41,7 @@ from agents.learning.state_value import (
 )
 from agents.registry import load_policy, make_policy
 from bastra_env import Rules
-from bastra_env.kernels import rules_array
+from bastra_env.compiled_rules import rules_array
 from bastra_env.rules import TABLES
 
 

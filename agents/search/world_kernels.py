@@ -1,11 +1,12 @@
 """Compiled kernels of the search players (``agents.search``): determinized positions, rollouts,
 perfect-information Monte Carlo and single-observer information-set MCTS, on the rules kernels.
 
-A *position* is a kernels' state row (``bastra_env.kernels``) rebuilt from one seat's observation
-with that seat as seat 0 (the rules do not care where the table starts), its unseen cards left out;
-a *determinization* fills the other hands and the deck's rest with one ordering of the unseen
-cards. From there every play is the real rules' ``apply_move``, to the end of the round, whose
-point difference (the searching side's round total minus the other sides' mean) is the value.
+A *position* is a state row of the compiled rules (``bastra_env.compiled_rules``) rebuilt from one
+seat's observation with that seat as seat 0 (the rules do not care where the table starts), its
+unseen cards left out; a *determinization* fills the other hands and the deck's rest with one
+ordering of the unseen cards. From there every play is the real rules' ``apply_move``, to the end
+of the round, whose point difference (the searching side's round total minus the other sides'
+mean) is the value.
 
 The rollout policy plays one ply ahead with the full (determinized) information: the points and
 cards a play takes, minus the best the next player's actual hand could then take off the board it
@@ -20,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents.players.kernels import (
+from agents.players.observation_kernels import (
     CARD_VALUE,
     JACK_KEEP,
     NUM_ESTIMATES,
@@ -28,7 +29,7 @@ from agents.players.kernels import (
     heuristic_index,
 )
 from agents.search.endgame_kernels import EQUITY_SCALE, equity_at
-from bastra_env.kernels import (
+from bastra_env.compiled_rules import (
     BASTRAS,
     BOARD,
     CAPTURE_WORK,

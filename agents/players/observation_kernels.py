@@ -14,7 +14,8 @@ masks ``[B, NUM_ACTIONS]`` (any dtype; nonzero means legal):
 They give exactly what the plain Python versions gave (kept under ``tests/`` as the reference):
 the same float64 estimates, the same float32 features, the same actions, ties broken the same
 way. Card planes are read as ``> 0.5``, like ``agents.players.basic.plane``. The kernels are
-compiled on first use and cached on disk (``cache=True``), like those of ``bastra_env.kernels``.
+compiled on first use and cached on disk (``cache=True``), like those of
+``bastra_env.compiled_rules``.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import numpy as np
 from numba import njit
 
 from bastra_env.cards import NUM_CARDS
-from bastra_env.kernels import (
+from bastra_env.compiled_rules import (
     BASTRA,
     CAPTURE_WORK,
     JACK,
