@@ -29,12 +29,18 @@ human's seat may know: its own hand, the board, the public counts and plays; oth
 and the game seed stay on the server until the game is over. Games are held in memory, at most
 ``--max-games`` at once, each dropped after ``--game-ttl`` seconds untouched. Checkpoints are only
 ever those named at start-up: no request names a file.
+
+The AI seats think on a few threads (``off_loop``), never on the event loop, so that while they
+do the server goes on answering other requests (another game's state at once); each game has
+its lock, taken by every request that reads or changes it, so two requests on one game never
+interleave and a read sees the game between turns, never within one.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import secrets
 import sys
@@ -43,8 +49,10 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from anyio import CapacityLimiter, Lock, to_thread
+from anyio.lowlevel import RunVar
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -80,6 +88,26 @@ STRONGEST = {"2p": "bastra_2p:infer", "4p_teams": "bastra_4p_teams:infer"}
 coach behind the hints."""
 RATINGS = PRETRAINED_DIR / "ratings_2p.json"
 """The 2p round-robin of the shipped and built-in players (``agents.evaluate --json``)."""
+AI_THREADS = max(1, min(4, (os.cpu_count() or 1) - 1))
+"""Threads the AI seats think on at once (``off_loop``); more requests wait their turn. One core
+is left to the event loop: the search kernels hold the interpreter lock while they run, so each
+thread more makes a read wait longer for it (on 2 cores, ``benchmarks/serve_load.py``'s reads
+were several times slower with two threads than with one), and threads beyond the cores add
+nothing."""
+_THINKERS: RunVar[CapacityLimiter] = RunVar("bastra_thinkers")
+T = TypeVar("T")
+
+
+async def off_loop(work: Callable[..., T], *args: Any) -> T:
+    """``work(*args)`` on one of ``AI_THREADS`` threads of this event loop, which meanwhile
+    answers other requests. Cancelling the request waits for ``work`` to finish, so a game's
+    lock is never let go while a thread still plays on it."""
+    try:
+        limiter = _THINKERS.get()
+    except LookupError:
+        limiter = CapacityLimiter(AI_THREADS)
+        _THINKERS.set(limiter)
+    return await to_thread.run_sync(work, *args, limiter=limiter)
 
 
 def packaged_ratings() -> dict[str, dict[str, float]]:
@@ -185,6 +213,8 @@ class Table:
         self._record: dict[str, Any] | None = None
         self.coach: tuple[str, LearnedPolicy] | None = None
         """The player behind the hints (``Players.coach``), if the table has one."""
+        self.lock = Lock()
+        """Held by each request on this game, from reading it to its answer (``create_app``)."""
 
     @property
     def game(self) -> Any:
@@ -237,6 +267,11 @@ class Table:
         self.recent_from = len(self.plays)
         self._play(action, None)
         self.advance()
+
+    def play(self, body: dict[str, Any]) -> dict[str, Any]:
+        """``human_play``, then the state the human sees after the AI's answers."""
+        self.human_play(body)
+        return self.state()
 
     def hint(self) -> dict[str, Any]:
         """The coach's view of the human's legal moves, from the human's observation alone:
@@ -572,7 +607,7 @@ def create_app(
 
     async def create(request: Request) -> JSONResponse:
         body = await read_json(request)
-        game = new_table(players, body)
+        game = await off_loop(new_table, players, body)  # the AI seats before the human's
         store.add(game)
         state = game.state()
         ignored = sorted(set(body) - set(CREATE_KEYS))
@@ -581,40 +616,48 @@ def create_app(
         return JSONResponse(state, status_code=201)
 
     async def read(request: Request) -> JSONResponse:
-        return JSONResponse(store.get(request.path_params["game_id"]).state())
+        game = store.get(request.path_params["game_id"])
+        async with game.lock:  # a state between turns: wait while this game's AI thinks
+            return JSONResponse(game.state())
 
     async def act(request: Request) -> JSONResponse:
         game = store.get(request.path_params["game_id"])
         body = await read_json(request)
-        game.human_play(body)
-        return JSONResponse(game.state())
+        async with game.lock:
+            return JSONResponse(await off_loop(game.play, body))
 
     async def hint(request: Request) -> JSONResponse:
         game = store.get(request.path_params["game_id"])
-        return JSONResponse(game.hint())
+        async with game.lock:
+            return JSONResponse(await off_loop(game.hint))
 
     async def record(request: Request) -> JSONResponse:
-        return JSONResponse(store.get(request.path_params["game_id"]).record())
+        game = store.get(request.path_params["game_id"])
+        async with game.lock:  # the record plays the game again
+            return JSONResponse(await off_loop(game.record))
 
-    async def replay_list(request: Request) -> JSONResponse:
-        if replay_dir is None:
-            raise ClientError(404, "no replays: start the server with --replays DIR")
-        return JSONResponse({"replays": list(replay_files())})
-
-    async def replay(request: Request) -> JSONResponse:
-        name = request.path_params["name"]
+    def read_replay(name: str) -> dict[str, Any]:
         path = replay_files().get(name)
         if path is None:
             raise ClientError(404, f"no replay named {name!r}")
         try:
-            return JSONResponse(read_record(path))
+            return read_record(path)
         except ValueError as error:
             raise ClientError(422, str(error)) from None
+
+    async def replay_list(request: Request) -> JSONResponse:
+        if replay_dir is None:
+            raise ClientError(404, "no replays: start the server with --replays DIR")
+        return JSONResponse({"replays": list(await to_thread.run_sync(replay_files))})
+
+    async def replay(request: Request) -> JSONResponse:
+        return JSONResponse(await to_thread.run_sync(read_replay, request.path_params["name"]))
 
     async def leaderboard(request: Request) -> JSONResponse:
         if not boards and rated is None:
             raise ClientError(404, "no leaderboard: start the server with --leaderboard FILE")
-        return JSONResponse({"leaderboards": boards + (rated_boards(rated) if rated else [])})
+        stored = await to_thread.run_sync(rated_boards, rated) if rated else []
+        return JSONResponse({"leaderboards": boards + stored})
 
     async def client_error(request: Request, error: Exception) -> JSONResponse:
         assert isinstance(error, ClientError)
