@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("starlette", reason="the web app needs starlette (a core dependency)")
 from starlette.testclient import TestClient
 
-from agents.apps.serve import Players, create_app, main, parse_models
+from agents.apps.serve import WEB_DIR, Players, create_app, main, parse_models
 from agents.evaluation.replay import build_record, write_record
 from bastra_env import card_name, parse_card
 from bastra_env.cards import iter_cards
@@ -308,10 +308,24 @@ def test_the_leaderboard_shows_the_policies_rated_in_the_store_beside_the_frozen
 def test_the_page_and_its_files_are_served_with_no_outside_url(client):
     page = client.get("/")
     assert page.status_code == 200 and "text/html" in page.headers["content-type"]
-    for name in re.findall(r'(?:src|href)="([^"]+)"', page.text):
+    assert '<script type="module" src="/static/main.js">' in page.text
+    names = re.findall(r'(?:src|href)="([^"]+)"', page.text)
+    seen = set()
+    while names:
+        name = names.pop()
         assert not re.match(r"^(https?:)?//", name), name
-        if not name.startswith(("data:", "#")):  # inline, or within the page
-            assert client.get(name).status_code == 200, name
+        if name.startswith(("data:", "#")) or name in seen:  # inline, or within the page
+            continue
+        seen.add(name)
+        response = client.get(name)
+        assert response.status_code == 200, name
+        if name.endswith(".js"):  # a module script runs only with a JavaScript MIME type
+            assert response.headers["content-type"].startswith("text/javascript"), name
+            imported = re.findall(r'^import (?:[^"]*from )?"\./([\w.]+\.js)";$', response.text,
+                                  re.M)  # fmt: skip
+            names += ["/static/" + module for module in imported]
+    modules = {path.name for path in WEB_DIR.glob("*.js")}  # every module is reached from main.js
+    assert {name.removeprefix("/static/") for name in seen if name.endswith(".js")} == modules
     assert client.get("/static/../serve.py").status_code == 404
 
 

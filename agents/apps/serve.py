@@ -4,8 +4,8 @@
     python -m agents.serve --port 8080 --model mine=runs/x/final.pt \\
         --replays runs/records --leaderboard runs/round_robin.json
 
-The page (plain HTML, CSS and JavaScript in ``agents/web``, nothing fetched from elsewhere) talks
-to the JSON API below, which is also there for scripts:
+The page (plain HTML, CSS and JavaScript modules in ``agents/apps/web``, no build step, nothing
+fetched from elsewhere) talks to the JSON API below, which is also there for scripts:
 
 - ``GET  /api/options``: tables, opponents, the variant rules (names, types, defaults), and the
   players' ratings from the packaged 2p round-robin (``agents/pretrained/ratings_2p.json``).
@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import mimetypes
 import os
 import re
 import secrets
@@ -96,6 +97,8 @@ were several times slower with two threads than with one), and threads beyond th
 nothing."""
 _THINKERS: RunVar[CapacityLimiter] = RunVar("bastra_thinkers")
 T = TypeVar("T")
+
+mimetypes.add_type("text/javascript", ".js")  # module scripts need it, whatever the OS's table says
 
 
 async def off_loop(work: Callable[..., T], *args: Any) -> T:
