@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import json
 import random
 import socket
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -184,3 +186,14 @@ def test_clients_at_once_against_the_searching_player_see_no_error_corruption_or
     assert wave.problems == []
     assert len(wave.games) == 8 and wave.plays == 8 * 24
     assert all(record["final"]["done"] for _, _, record in wave.games)
+
+
+def test_the_web_page_quotes_the_load_figures_it_was_measured_with() -> None:
+    root = Path(__file__).resolve().parents[1]
+    figures = json.loads((root / "docs" / "serve_load.json").read_text(encoding="utf-8"))
+    page = (root / "docs" / "web.md").read_text(encoding="utf-8")
+    for run in ("before", "after"):
+        for key in ("read_p50_ms", "read_p95_ms", "read_max_ms"):
+            assert f"{figures[run][key]} ms" in page, (run, key)
+        assert " MiB" in page and ", ".join(map(str, figures[run]["rss_mib"])) in page, run
+        assert figures[run]["errors"] == figures[run]["corrupted_or_leaked"] == 0
