@@ -4,7 +4,7 @@ A thin front: the trainer is ``agents.train`` (also ``bastra train`` and ``pytho
 agents.train``), and ``import train`` gives its names.
 """
 
-from agents.training.command import main
+from agents.train import main
 from agents.training.ppo import *  # noqa: F403
 
 if __name__ == "__main__":

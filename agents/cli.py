@@ -47,11 +47,9 @@ COMMANDS = {
     "train": Command(
         "agents.train",
         "self-play training from a YAML config or a shipped one: PPO (smoke, quick, 2p, 4p_teams)"
-        ", expert iteration (exit_smoke, exit_2p, exit_4p_teams) or the endgame's values"
-        " (endgame_smoke, endgame_2p, endgame_4p_teams)",
+        " or the endgame's values (endgame_smoke, endgame_2p, endgame_4p_teams)",
         (
             "bastra train --config smoke --run-dir runs/smoke",
-            "bastra train --config exit_smoke --run-dir runs/exit",
             "bastra train --config endgame_smoke --run-dir runs/endgame",
         ),
     ),

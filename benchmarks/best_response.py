@@ -36,27 +36,21 @@ from agents import load_policy  # noqa: E402
 from agents.evaluation.matches import duplicate_match  # noqa: E402
 from agents.learning.network import read_checkpoint  # noqa: E402
 from agents.training.command import main as train_main  # noqa: E402
-from agents.training.ppo import resolve_config  # noqa: E402
+from agents.training.config import load_yaml, merge, resolve_config  # noqa: E402
 
 TABLE_OF = {"bastra_2p": "2p", "bastra_4p_teams": "4p_teams"}
 
 
 def probe_config(model: str, table: str, plays: int, every: int, seed: int) -> dict:
-    config = yaml.safe_load(resolve_config(table).read_text())
-    config.update(
-        seed=seed,
-        total_env_steps=plays,
-        init_from=model,
-        baseline_opponents=[model],
-        baseline_prob=1.0,
-        pool_prob=0.0,
-        imitation_samples=0,
-        eval_every=0,
-        eval_opponents=["greedy"],
-        eval_deals=20,
-        checkpoint_every=every,
-    )
-    return config
+    config = load_yaml(resolve_config(table))
+    return merge(config, {
+        "seed": seed,
+        "init_from": model,
+        "eval": {"opponents": ["greedy"], "deals": 20},
+        "ppo": {**config.get("ppo", {}), "total_env_steps": plays, "baseline_opponents": [model],
+                "baseline_prob": 1.0, "pool_prob": 0.0, "imitation_samples": 0,
+                "eval_every": 0, "checkpoint_every": every},
+    })  # fmt: skip
 
 
 def measure(learner, frozen, table: str, deals: int, seed: int, mode: str, name: str):

@@ -4,6 +4,11 @@ known world), the run (its files, a held-out regret that falls, an exact resume)
 from __future__ import annotations
 
 import csv
+import hashlib
+import os
+import signal
+import sys
+from dataclasses import asdict
 
 import numpy as np
 import pytest
@@ -14,13 +19,22 @@ import bastra_env
 from agents import HeuristicPolicy, load_policy
 from agents.learning.policy import pretrained_path
 from agents.search.endgame import solve, world_values
-from agents.training.endgame import collect, endgame_rows, train_endgame
+from agents.training import endgame
+from agents.training.config import EndgameConfig
+from agents.training.endgame import (
+    SHARD_FIELDS,
+    _cpu_weights,
+    collect,
+    endgame_rows,
+    play_remote_shard,
+    train_endgame,
+)
 from bastra_env.layout import OFFSETS
 
 from .test_endgame import banked, play_to_deal
 
-TINY = ["--config", "endgame_smoke", "endgame_rounds=512", "endgame_epochs=3", "eval_deals=2",
-        "learning_rate=0.001", "threads=1"]  # fmt: skip
+TINY = ["--config", "endgame_smoke", "endgame.rounds=512", "endgame.epochs=3", "eval.deals=2",
+        "endgame.learning_rate=0.001", "threads=1"]  # fmt: skip
 
 
 def hidden(game) -> tuple[list[list[int]], list[int]]:
@@ -104,8 +118,8 @@ def test_an_endgame_run_learns_writes_its_files_and_resumes_exactly(tmp_path):
 def test_bad_endgame_fields_are_named(tmp_path):
     with pytest.raises(ValueError, match="set init_from"):
         train.Config(algorithm="endgame")
-    with pytest.raises(ValueError, match="endgame_rounds must be a positive int"):
-        train.Config(algorithm="endgame", init_from="bastra_2p", endgame_rounds=0)
+    with pytest.raises(ValueError, match=r"endgame\.rounds must be a positive int"):
+        train.Config(algorithm="endgame", init_from="bastra_2p", endgame=EndgameConfig(rounds=0))
     with pytest.raises(ValueError, match="2 players or the team game"):
         train.Config(algorithm="endgame", init_from="bastra_2p", num_players=3)
     with pytest.raises(ValueError, match="train_rounds must be 1"):
@@ -119,7 +133,7 @@ def test_the_team_game_learns_the_cards_its_endgame_search_plays():
     """``endgame_4p_teams``: the valued decisions are those of the last three cards of a hand
     (what the team game's endgame search plays), each with the best legal move at gap 0, the
     others at or above it, and nothing outside the legal moves."""
-    config, _, _ = train.parse_config(["--config", "endgame_4p_teams", "endgame_rounds=64",
+    config, _, _ = train.parse_config(["--config", "endgame_4p_teams", "endgame.rounds=64",
                                        "threads=1"])  # fmt: skip
     assert config.num_players == 4 and config.teams
     model = load_policy("bastra_4p_teams").model
@@ -134,3 +148,93 @@ def test_the_team_game_learns_the_cards_its_endgame_search_plays():
     assert (gaps[~mask] == 0).all() and (gaps >= 0).all()
     assert ((gaps == 0) & mask).any(1).all()  # a best move in every valued decision
     assert (gaps > 0).any()  # moves differ somewhere: the values are not all equal
+
+
+# ------------------------------------------------------------ the shards, here and on Ray actors
+def digest(shards: list[dict]) -> str:
+    h = hashlib.sha256()
+    for shard in shards:
+        for name in SHARD_FIELDS:
+            h.update(np.ascontiguousarray(shard[name]).tobytes())
+    return h.hexdigest()
+
+
+def small_shards(size: int = 8) -> tuple[tuple, list[dict]]:
+    """A config of 3 shards of ``size`` rounds, the shared inputs an actor gets, and the shards
+    as this process plays them."""
+    config, _, _ = train.parse_config(
+        ["--config", "endgame_smoke", f"endgame.rounds={3 * size}", "threads=1"]
+    )
+    model = load_policy("bastra_2p").model.eval()
+    shared = (asdict(model.config), _cpu_weights(model), config, size)
+    return shared, [play_remote_shard(shared, i) for i in range(3)]
+
+
+def test_a_shard_is_the_same_wherever_it_is_played(monkeypatch):
+    """A shard depends on its index only: played in any order, on any thread count, its arrays
+    are the same; and collect() concatenates the shards in order."""
+    monkeypatch.setattr(endgame, "BATCH_GAMES", 8)
+    shared, shards = small_shards()
+    assert [int(s["rounds"]) for s in shards] == [8, 8, 8]
+    assert digest([play_remote_shard(shared, i) for i in (2, 1, 0)][::-1]) == digest(shards)
+    config = shared[2]
+    model = load_policy("bastra_2p").model.eval()
+    data = collect(model, config, threads=2)
+    assert digest([data]) == digest([{k: np.concatenate([s[k] for s in shards])
+                                      for k in SHARD_FIELDS}])  # fmt: skip
+    assert data["searched"].any() and (~data["searched"]).any()
+
+
+def test_without_ray_the_error_says_what_to_install(monkeypatch):
+    from agents.integrations import ray_selfplay
+
+    monkeypatch.setitem(sys.modules, "ray", None)
+    with pytest.raises(ImportError, match=r'pip install -e "\.\[ray\]"'):
+        ray_selfplay.RaySelfPlay(1)
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    ray = pytest.importorskip("ray", reason="the actors' tests need ray: pip install -e .[ray]")
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+@pytest.mark.slow
+def test_ray_actors_give_the_same_shards_even_when_one_is_killed(local_ray, monkeypatch):
+    """The endgame learning's searched self-play on two Ray actors: one actor's process killed
+    while it plays a shard, the shard played again by a fresh actor, every shard taken once and
+    equal to this process's."""
+    from agents.integrations.ray_selfplay import RaySelfPlay
+
+    shared, expected = small_shards(size=128)  # shards of seconds: the kill lands mid-shard
+    runner = RaySelfPlay(2)
+    assert runner.run(play_remote_shard, shared, [0, 1]) and not runner.replaced
+    victims = {p["pid"] for p in runner.where()}
+    killed: list[int] = []
+
+    def kill_the_other_actor(index: int, result: dict) -> None:
+        if not killed:  # the first shard back: kill the actor still playing one
+            for pid in victims:
+                if pid != result["worker_pid"]:
+                    os.kill(pid, signal.SIGKILL)
+                    killed.append(pid)
+                    break
+
+    got = runner.run(play_remote_shard, shared, [0, 1, 2], on_result=kill_the_other_actor)
+    runner.close()
+    assert killed and runner.replaced >= 1
+    assert digest(got) == digest(expected)  # every shard once, as played in this process
+
+
+@pytest.mark.slow
+def test_an_endgame_run_on_ray_actors_learns_what_it_learns_here(tmp_path, local_ray):
+    """``ray_workers=2``: the same data, so the same network as in this process."""
+    small = [*TINY, "endgame.rounds=256", "endgame.epochs=1"]
+    train.main([*small, "endgame.ray_workers=2", "--run-dir", str(tmp_path / "ray")])
+    train.main([*small, "endgame.ray_workers=0", "--run-dir", str(tmp_path / "here")])
+    a = torch.load(tmp_path / "ray" / "final.pt", weights_only=True)
+    b = torch.load(tmp_path / "here" / "final.pt", weights_only=True)
+    assert all(torch.equal(a["model"][k], b["model"][k]) for k in a["model"])

@@ -318,18 +318,19 @@ def test_rllib_selfplay_example_trains_on_the_worker_node(cluster):
         torch.set_num_threads(threads)
 
 
-EXIT_DRIVER = """
-import hashlib, json, os, signal, threading, time
+SELFPLAY_DRIVER = """
+import hashlib, json, os, signal, threading
 import numpy as np, torch
+from dataclasses import asdict
 from agents.integrations.ray_selfplay import RaySelfPlay
-from agents.learning.expert import SHARD_FIELDS, ExpertConfig, Weights, shard_seed
 from agents.learning.network import NetworkConfig, PolicyValueNet
-from bastra_env import Rules
+from agents.training.config import parse_config
+from agents.training.endgame import SHARD_FIELDS, _cpu_weights, play_remote_shard
 
 torch.manual_seed(0)
-weights = Weights.of(PolicyValueNet(NetworkConfig(hidden=(32,), pair_width=16)))
-config = ExpertConfig(rules=Rules(num_players=2, max_rounds=1).to_dict(), worlds=4, games=1)
-seeds = [shard_seed(0, 1, s) for s in range(4)]
+model = PolicyValueNet(NetworkConfig(hidden=(32,), pair_width=16)).eval()
+config = parse_config(["--config", "endgame_smoke", "endgame.rounds=512", "threads=1"])[0]
+shared = (asdict(model.config), _cpu_weights(model), config, 128)
 runner = RaySelfPlay(1)  # RAY_ADDRESS: the cluster, with the token
 before = runner.where()
 killed = []
@@ -339,50 +340,52 @@ def kill_mid_shard(index, result):
         killed.append(result["worker_pid"])
         threading.Timer(0.3, os.kill, (result["worker_pid"], signal.SIGKILL)).start()
 
-shards = runner.run(weights, config, seeds, on_result=kill_mid_shard)
+shards = runner.run(play_remote_shard, shared, [0, 1, 2, 3], on_result=kill_mid_shard)
 h = hashlib.sha256()
 for shard in shards:
     for name in SHARD_FIELDS:
         h.update(np.ascontiguousarray(shard[name]).tobytes())
-print("EXIT " + json.dumps({"before": before, "after": runner.where(), "killed": killed,
-                            "replaced": runner.replaced, "digest": h.hexdigest(),
-                            "decisions": [int(s["decisions"]) for s in shards]}), flush=True)
+print("SELFPLAY " + json.dumps({"before": before, "after": runner.where(), "killed": killed,
+                                "replaced": runner.replaced, "digest": h.hexdigest(),
+                                "rounds": [int(s["rounds"]) for s in shards]}), flush=True)
 runner.close()
 """
 
 
-def test_expert_iteration_self_play_on_the_worker_node_survives_a_killed_actor(cluster):
-    """Expert iteration's self-play actors on the cluster (token authentication on): placed on
-    the worker node (the only one with a CPU), the actor's process killed while it plays a shard,
-    the shard played again by a fresh actor there, and the iteration's data exactly what this
+def test_searched_self_play_on_the_worker_node_survives_a_killed_actor(cluster):
+    """The endgame learning's searched self-play actors on the cluster (token authentication
+    on): placed on the worker node (the only one with a CPU), the actor's process killed while it
+    plays a shard, the shard played again by a fresh actor there, and the data exactly what this
     process computes for the same shards."""
     import hashlib
+    from dataclasses import asdict
 
     import numpy as np
     import torch
 
-    from agents.learning.expert import SHARD_FIELDS, ExpertConfig, Weights, play_shard, shard_seed
     from agents.learning.network import NetworkConfig, PolicyValueNet
-    from bastra_env import Rules
+    from agents.training.config import parse_config
+    from agents.training.endgame import SHARD_FIELDS, _cpu_weights, play_remote_shard
 
-    result = cluster.run(["-c", EXIT_DRIVER])
+    result = cluster.run(["-c", SELFPLAY_DRIVER])
     output = result.stdout + result.stderr
-    lines = [ln for ln in result.stdout.splitlines() if ln.startswith("EXIT ")]
+    lines = [ln for ln in result.stdout.splitlines() if ln.startswith("SELFPLAY ")]
     assert result.returncode == 0 and lines, output
-    found = json.loads(lines[0][len("EXIT ") :])
+    found = json.loads(lines[0][len("SELFPLAY ") :])
     assert found["killed"] and found["replaced"] >= 1, found
     nodes = {actor["node_id"] for actor in found["before"] + found["after"]}
     assert nodes == {cluster.worker_node_id}, found
     assert found["after"][0]["pid"] != found["before"][0]["pid"]  # a fresh actor
 
     torch.manual_seed(0)
-    weights = Weights.of(PolicyValueNet(NetworkConfig(hidden=(32,), pair_width=16)))
-    config = ExpertConfig(rules=Rules(num_players=2, max_rounds=1).to_dict(), worlds=4, games=1)
+    model = PolicyValueNet(NetworkConfig(hidden=(32,), pair_width=16)).eval()
+    config = parse_config(["--config", "endgame_smoke", "endgame.rounds=512", "threads=1"])[0]
+    shared = (asdict(model.config), _cpu_weights(model), config, 128)
     h = hashlib.sha256()
-    for s in range(4):
-        shard = play_shard(weights, config, shard_seed(0, 1, s))
+    for index in range(4):
+        shard = play_remote_shard(shared, index)
         for name in SHARD_FIELDS:
             h.update(np.ascontiguousarray(shard[name]).tobytes())
     assert found["digest"] == h.hexdigest(), found  # none lost, none twice
-    assert found["decisions"] == [48] * 4
+    assert found["rounds"] == [128] * 4
     assert_only_loopback_sockets(cluster)

@@ -1,6 +1,7 @@
 """agents.train (train.py): a smoke run, determinism, resume, checkpoints, configuration errors."""
 
 import csv
+import dataclasses
 import subprocess
 import sys
 from pathlib import Path
@@ -51,7 +52,8 @@ def test_smoke_training_writes_a_complete_run(smoke_run):
     assert {r["opponent"] for r in evals} == {"random", "greedy"}
     assert all(float(r["ci_low"]) <= float(r["win_rate"]) <= float(r["ci_high"]) for r in evals)
     resolved = yaml.safe_load((run_dir / "config.yaml").read_text())
-    assert resolved["total_env_steps"] == 3000 and resolved["hidden"] == [64, 64]
+    assert resolved["ppo"]["total_env_steps"] == 3000 and resolved["ppo"]["hidden"] == [64, 64]
+    assert "endgame" not in resolved  # the algorithm's own section only
     assert set(summary["final_eval"]) == {"random", "greedy"}
 
 
@@ -79,30 +81,36 @@ def test_same_seed_same_run_and_resume_continues_exactly(smoke_run, tmp_path):
 def test_command_line_overrides_every_field(tmp_path):
     config, run_dir, resume = train.parse_config(
         [*SMOKE, "--run-dir", str(tmp_path), "--hidden", "32,16", "--teams", "true",
-         "--num-players", "4", "--eval-opponents", "greedy", "--learning-rate", "0.001"]
+         "--num-players", "4", "--eval.opponents", "greedy", "ppo.learning_rate=0.001",
+         "--ppo.total-env-steps=500", "deals=7"]
     )  # fmt: skip
-    assert config.hidden == [32, 16] and config.teams and config.num_players == 4
-    assert config.eval_opponents == ["greedy"] and config.learning_rate == 0.001
+    assert config.ppo.hidden == [32, 16] and config.teams and config.num_players == 4
+    assert config.eval.opponents == ["greedy"] and config.ppo.learning_rate == 0.001
+    assert config.ppo.total_env_steps == 500 and config.eval.deals == 7
+    assert config.ppo.num_envs == 8  # the rest of the section from the YAML file
     assert run_dir == tmp_path and resume is None
 
 
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--pool-prob", "2"], "pool_prob must be in"),
-        (["--num-envs", "0"], "num_envs must be a positive int"),
+        (["--pool-prob", "2"], r"ppo.pool_prob must be a number in \[0, 1\]"),
+        (["--num-envs", "0"], "ppo.num_envs must be a positive int"),
         (["--teams", "maybe"], "cannot read 'maybe'"),
         (["--num-players", "3", "--teams", "true"], "teams needs num_players=4"),
-        (["--eval-opponents", "nobody"], "eval_opponents: unknown policy 'nobody'"),
+        (["--opponents", "nobody"], "eval.opponents: unknown policy 'nobody'"),
         (["--baseline-opponents", "pimc:0", "--baseline-prob", "0.1"], "not a search player"),
         (["--init-from", "greedy"], "init_from 'greedy' must be a checkpoint"),
         (["--hidden", "a,b"], "cannot read"),
-        (["--baseline-prob", "0.9"], "pool_prob \\+ baseline_prob must be at most 1"),
-        (["--baseline-opponents", "", "--baseline-prob", "0.1"], "needs baseline_opponents"),
-        (["--reward", "wins"], "reward must be one of"),
+        (["--baseline-prob", "0.9"], "pool_prob \\+ ppo.baseline_prob must be at most 1"),
+        (["--baseline-opponents", "", "--baseline-prob", "0.1"], "needs ppo.baseline_opponents"),
+        (["--reward", "equity"], "reward: equity measured within noise and was removed"),
+        (["--critic", "privileged"], "critic: privileged measured within noise"),
         (["--train-rounds", "-1"], "train_rounds must be an int >= 0"),
-        (["--num-players", "3", "--reward", "equity"], 'reward "equity" needs two sides'),
-        (["--imitation-teacher", "oracle"], "imitation_teacher 'oracle' is not among"),
+        (["--imitation-teacher", "oracle"], "imitation_teacher must be one of"),
+        (["--rounds", "5"], r"the endgame: section has it: endgame.rounds"),
+        (["endgame.rounds=5"], "algorithm ppo reads no endgame: section"),
+        (["--threads", "many"], "cannot read 'many'"),
     ],
 )
 def test_bad_config_values_are_refused_with_the_field_named(args, message):
@@ -110,11 +118,68 @@ def test_bad_config_values_are_refused_with_the_field_named(args, message):
         train.parse_config([*SMOKE, *args])
 
 
-def test_unknown_yaml_fields_are_refused(tmp_path):
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("num_players: 2\nlearning_rat: 0.1\n", r"unknown config field\(s\) \['learning_rat'\]"),
+        ("ppo:\n  learning_rat: 0.1\n", r"unknown field\(s\) \['learning_rat'\] in the ppo: "
+         r"section; did you mean 'learning_rate'\?"),
+        ("total_env_steps: 10\n", r"the ppo: section has it: ppo.total_env_steps"),
+        ("ppo:\n  learning_rate: fast\n", "learning_rate must be a positive number, got 'fast'"),
+        ("ppo:\n  num_envs: 2.5\n", "ppo.num_envs must be a positive int, got 2.5"),
+        ("ppo:\n  hidden: 64\n", "ppo.hidden must be a list of positive ints, got 64"),
+        ("ppo: [1, 2]\n", "ppo: must hold a mapping"),
+        ("eval:\n  deals: 0\n", "eval.deals must be a positive int"),
+        ("algorithm: endgame\ninit_from: bastra_2p\nppo:\n  num_envs: 4\n",
+         "algorithm endgame reads no ppo: section"),
+        ("algorithm: endgame\n", "set init_from"),
+        ("ppo:\n  num_envs: 4\n  - oops\n", r"not valid YAML \(line 3, column 3\)"),
+        ("extends: nowhere\n", "'nowhere': no such file, and not a shipped config"),
+        ("[1, 2]\n", "must hold a mapping of config fields"),
+    ],
+)  # fmt: skip
+def test_bad_config_files_are_refused_with_the_field_named_and_no_run_folder(
+    tmp_path, monkeypatch, text, message
+):
+    """A wrong field, type or section, or a YAML syntax error: a ValueError that names it, from
+    the command line exit status 2 and no run folder (never a TypeError from inside the
+    optimizer)."""
     bad = tmp_path / "bad.yaml"
-    bad.write_text("num_players: 2\nlearning_rat: 0.1\n")
-    with pytest.raises(ValueError, match=r"unknown config field\(s\) \['learning_rat'\]"):
+    bad.write_text(text)
+    with pytest.raises(ValueError, match=message):
         train.parse_config(["--config", str(bad)])
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit_status:
+        train.main(["--config", str(bad)])
+    assert exit_status.value.code == 2
+    assert not (tmp_path / "runs").exists()
+
+
+def test_the_shipped_runs_share_their_base_and_every_field_is_documented():
+    """2p and 4p_teams extend ppo_base (the same PPO section), the endgame configs endgame_base;
+    every field of every section has its one-line docstring and a rule."""
+    from agents.training.config import (
+        Config,
+        EndgameConfig,
+        EvalConfig,
+        PPOConfig,
+        field_docs,
+        shipped_configs,
+    )
+
+    two, four = (train.parse_config(["--config", name])[0] for name in ("2p", "4p_teams"))
+    assert two.ppo == four.ppo and two.eval == four.eval and (two.num_players, four.teams) == (
+        2, True)  # fmt: skip
+    e2, e4 = (train.parse_config(["--config", f"endgame_{t}"])[0] for t in ("2p", "4p_teams"))
+    assert e2.endgame.epochs == e4.endgame.epochs == 6 and e2.eval.mode == e4.eval.mode == "game"
+    for name in shipped_configs():  # every shipped config reads as it is
+        train.parse_config(["--config", name])
+    for section in (Config, EvalConfig, PPOConfig, EndgameConfig):
+        docs = field_docs(section)
+        for f in dataclasses.fields(section):
+            if f.name not in ("eval", "ppo", "endgame"):
+                assert docs.get(f.name), f"{section.__name__}.{f.name} has no docstring"
+                assert f.metadata.get("check"), f"{section.__name__}.{f.name} has no rule"
 
 
 def test_resume_refuses_a_corrupt_checkpoint(tmp_path):
@@ -189,41 +254,6 @@ def test_a_best_response_run_starts_from_a_model_against_it_frozen(tmp_path):
     assert moved < 0.05  # one small update away from the model, not a fresh network
 
 
-@pytest.mark.parametrize("table", [{"num_players": 2}, {"num_players": 4, "teams": True}])
-def test_equity_rewards_of_a_whole_game_add_up_to_its_result(table):
-    """``reward="equity"`` pays each round the change in the chance of winning: over a game to
-    100 the rounds' rewards telescope to +1 for the winning side (-1 for the other)."""
-    import numpy as np
-
-    from agents import HeuristicPolicy
-    from agents.search.equity import game_equity
-    from bastra_env.compiled_rules import SCORES
-    from bastra_env.vector import VectorEnv
-
-    equity = game_equity("2p" if table["num_players"] == 2 else "4p_teams", 100)
-    heuristic = HeuristicPolicy()
-    for seed in range(3):
-        venv = VectorEnv(1, seed=seed, **table)
-        state = venv.reset()
-        totals, paid, rounds = np.zeros(2, dtype=np.int64), 0.0, 0
-        while True:
-            action = heuristic.act_batch(state["observation"], state["action_mask"])
-            state = venv.step(action)
-            if state["round_ended"][0]:
-                rounds += 1
-                ended = bool(state["terminated"][0])
-                after = venv.states[0, SCORES : SCORES + 2].copy()
-                change = train.equity_reward(equity, totals, after, ended, int(state["winner"][0]))
-                assert -2.0 <= change <= 2.0
-                paid += change
-                totals = after
-                if ended:
-                    break
-        assert rounds > 2
-        expected = {0: 1.0, 1: -1.0, -1: 0.0}[int(state["winner"][0])]
-        assert paid == pytest.approx(expected, abs=1e-9)
-
-
 def test_threads_auto_takes_the_free_cores_and_says_when_it_takes_fewer():
     from agents.training.threads import AUTO_CAP, choose_threads
     from bastra_env.vector import available_cores
@@ -258,72 +288,3 @@ def test_busy_cores_sees_a_busy_loop_on_one_of_its_cores():
     finally:
         loop.kill()
         loop.wait()
-
-
-def test_the_privileged_critic_reads_hidden_cards_the_policy_never_sees():
-    """Swapping a card between the other hand and the deck changes the critic's input and value,
-    and neither the observation nor the policy's output."""
-    import numpy as np
-
-    from agents.learning.features import action_inputs_batch
-    from agents.learning.network import PolicyValueNet, PrivilegedCritic
-    from bastra_env import compiled_rules as K
-    from bastra_env.layout import NUM_ACTIONS, OBSERVATION_SIZE
-    from bastra_env.vector import VectorEnv
-
-    venv = VectorEnv(1, seed=3, num_players=2)
-    venv.reset(seed=3)
-    state = venv.states[0]
-    seat = int(state[K.CURRENT])
-
-    def views():
-        obs = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
-        mask = np.zeros(NUM_ACTIONS, dtype=np.uint8)
-        K.legal_slots(state, venv._rules_row, K.capture_work())
-        K.encode(state, venv._rules_row, seat, obs, mask)
-        return obs[None], mask[None].astype(bool), venv.privileged()
-
-    torch.manual_seed(0)
-    actor, critic = PolicyValueNet(), PrivilegedCritic()
-    obs, mask, hidden = views()
-    other = int(state[K.HANDS + 1 - seat])
-    card = other & -other  # one card of the other hand ...
-    pos = int(state[K.DECK_POS])
-    deck_card = int(state[K.DECK + pos])  # ... swapped with the next card of the deck
-    state[K.HANDS + 1 - seat] = other ^ card ^ (1 << deck_card)
-    state[K.DECK + pos] = card.bit_length() - 1
-    obs2, mask2, hidden2 = views()
-    assert np.array_equal(obs, obs2) and np.array_equal(mask, mask2)
-    assert not np.array_equal(hidden, hidden2)
-
-    def act(o, m):
-        ids, features = action_inputs_batch(o, m)
-        with torch.no_grad():
-            return actor.slot_logits(torch.from_numpy(o), torch.from_numpy(ids),
-                                     torch.from_numpy(features))[0]  # fmt: skip
-
-    assert torch.equal(act(obs, mask), act(obs2, mask2))
-    with torch.no_grad():
-        before = critic(torch.from_numpy(obs), torch.from_numpy(hidden))
-        after = critic(torch.from_numpy(obs2), torch.from_numpy(hidden2))
-    assert not torch.equal(before, after)
-
-
-def test_a_run_with_the_privileged_critic_trains_and_resumes_exactly(tmp_path):
-    first = tmp_path / "first"
-    summary = train.main([*SMOKE, "--run-dir", str(first), "--critic", "privileged"])
-    assert torch.load(first / "final.pt", weights_only=True)["critic"]  # saved for resuming
-    resumed = tmp_path / "resumed"
-    train.main(["--resume", str(first / "checkpoint_000002.pt"), "--run-dir", str(resumed),
-                "--threads", str(summary["threads"])])  # fmt: skip
-    a = torch.load(first / "final.pt", weights_only=True)
-    b = torch.load(resumed / "final.pt", weights_only=True)
-    assert same_weights(a["model"], b["model"]) and same_weights(a["critic"], b["critic"])
-    policy = load_policy(first / "final.pt")  # the policy loads and plays without its critic
-    env = bastra_env.env()
-    env.reset(seed=0)
-    assert env.unwrapped.observe(env.agent_selection)["action_mask"][
-        policy.act(env.observe(env.agent_selection))
-    ]
-    with pytest.raises(ValueError, match="critic must be one of"):
-        train.parse_config([*SMOKE, "--critic", "oracle"])

@@ -221,7 +221,7 @@ def test_game_seeds_option_puts_one_game_in_several_slots():
 
 @pytest.mark.parametrize(
     "kw", TABLES[:5], ids=lambda kw: "-".join(f"{k}={v}" for k, v in kw.items())
-)  # noqa: E501
+)
 def test_any_number_of_threads_plays_the_same_games_bit_for_bit(kw, monkeypatch):
     """1, 2 and 3 threads: every array of every step equal, through autoresets, illegal actions,
     partial steps and a reset from given decks (shares of 5 games, so each thread has work)."""

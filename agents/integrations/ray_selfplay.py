@@ -1,15 +1,16 @@
-"""Expert iteration's searched self-play on Ray actors: one machine's cores or a cluster.
+"""Searched self-play on Ray actors, one machine's cores or a cluster: the endgame learning's
+data (``agents.training.endgame``, ``endgame.ray_workers: N``).
 
-    runner = RaySelfPlay(workers=2)              # ray.init() here, or RAY_ADDRESS's cluster
-    shards = runner.run(weights, expert, seeds)  # play_shard(weights, expert, seed) per seed
+    runner = RaySelfPlay(workers=2)               # ray.init() here, or RAY_ADDRESS's cluster
+    shards = runner.run(play, shared, seeds)      # play(shared, seed) for every seed, on actors
     runner.close()
 
-The learner stays in the driver; each call sends the weights once (``ray.put``) and gets every
-shard's decision arrays back, in the order of ``seeds``. A shard is a fixed seed
-(``agents.learning.expert.shard_seed``), so the data of an iteration does not depend on how many
-actors play it, nor on which: an actor that dies (its process killed, its node lost) has its
-shard played again by a fresh actor, and every shard's result is taken exactly once, so the
-iteration ends with the games it would have had, none lost and none twice.
+``play`` is a module-level function (Ray sends it by name), ``shared`` what every shard needs
+(the network's weights, the config), sent once per call (``ray.put``); the results come back in
+the order of ``seeds``. A shard is a fixed seed, so the data does not depend on how many actors
+play it, nor on which: an actor that dies (its process killed, its node lost) has its shard
+played again by a fresh actor, and every shard's result is taken exactly once, so the call ends
+with the data it would have had, none lost and none twice.
 
 Ray is optional (``pip install -e ".[ray]"``); ``init_ray`` (``agents.integrations.ray_cluster``)
 connects to ``RAY_ADDRESS`` with the cluster's token authentication and ships the project as the
@@ -24,11 +25,13 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from agents.integrations.ray_cluster import init_ray
-from agents.learning.expert import ExpertConfig, Weights, play_shard
+
+Shard = Callable[[Any, int], dict[str, Any]]
+"""What an actor plays: ``play(shared, seed) -> result``, a module-level function."""
 
 RAY_MISSING = (
     'self-play on Ray actors needs Ray: pip install -e ".[ray]" (or the "rllib" extra), or set '
-    "ray_workers: 0 to play the shards in this process"
+    "endgame.ray_workers: 0 to play the shards in this process"
 )
 
 
@@ -55,9 +58,9 @@ class SelfPlayActor:
         except (ImportError, ValueError):
             pass
 
-    def play(self, weights: Weights, config: ExpertConfig, seed: int) -> dict[str, Any]:
-        """``play_shard``'s result, with ``worker_pid``: the process that played it."""
-        return {**play_shard(weights, config, seed), "worker_pid": os.getpid()}
+    def play(self, play: Shard, shared: Any, seed: int) -> dict[str, Any]:
+        """``play(shared, seed)``'s result, with ``worker_pid``: the process that played it."""
+        return {**play(shared, seed), "worker_pid": os.getpid()}
 
     def where(self) -> dict[str, Any]:
         """This actor's process id and Ray node id (tests check placement and kill it)."""
@@ -92,17 +95,17 @@ class RaySelfPlay:
 
     def run(
         self,
-        weights: Weights,
-        config: ExpertConfig,
+        play: Shard,
+        shared: Any,
         seeds: Sequence[int],
         on_result: Callable[[int, dict[str, Any]], None] | None = None,
     ) -> list[dict[str, Any]]:
-        """``play_shard(weights, config, seed)`` for every seed, on the actors (each takes the
-        next shard when it finishes one); the results in the order of ``seeds``. ``on_result(i,
-        result)`` is called as shard ``i`` comes back (a progress bar)."""
+        """``play(shared, seed)`` for every seed, on the actors (each takes the next shard when
+        it finishes one); the results in the order of ``seeds``. ``on_result(i, result)`` is
+        called as shard ``i`` comes back (a progress bar)."""
         ray = self.ray
         died = (ray.exceptions.RayActorError, ray.exceptions.WorkerCrashedError)
-        shared = ray.put(weights)
+        shared = ray.put(shared)
         queue = collections.deque(range(len(seeds)))
         results: list[dict[str, Any] | None] = [None] * len(seeds)
         pending: dict[Any, tuple[int, Any]] = {}
@@ -110,7 +113,7 @@ class RaySelfPlay:
         while queue or pending:
             while queue and idle:
                 actor, index = idle.pop(0), queue.popleft()
-                pending[actor.play.remote(shared, config, int(seeds[index]))] = (index, actor)
+                pending[actor.play.remote(play, shared, int(seeds[index]))] = (index, actor)
             (ready,), _ = ray.wait(list(pending), num_returns=1)
             index, actor = pending.pop(ready)
             try:

@@ -59,7 +59,7 @@ class SearchConfig:
     """With ``infer_worlds``: the other sides played as the heuristic player in the PIMC rollouts
     (the model the inference reads their plays by) and weighed in the endgame search
     (``model_weight``); ``False``: the rollout policy and minimax alone. A research option
-    (``benchmarks/inference_gain.py --no-opponent-model``)."""
+    (``experiments/inference_gain.py --no-opponent-model``)."""
     model_weight: float = MODEL_WEIGHT
     """With the opponent model: the endgame search's weight on its value against the model, the
     rest minimax's (``solve``'s ``model_weight``), in [0, 1]."""

@@ -31,7 +31,6 @@ from bastra_env.layout import (
     EARLIER_OBSERVATION_SIZES,
     NUM_ACTIONS,
     OBSERVATION_SIZE,
-    PRIVILEGED_SIZE,
 )
 
 CHECKPOINT_FORMAT = "bastra-policy"
@@ -112,7 +111,6 @@ class PolicyValueNet(nn.Module):
         inputs: torch.Tensor,
         shape: tuple[int, ...] | torch.Size,
         columns: torch.Tensor | None = None,
-        detach_value: bool = False,
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """:meth:`slot_logits` from the real pairs alone: pair ``p`` is slot ``slots[p]`` of
         row ``rows[p]`` with the action inputs ``inputs[p]`` (``[P, action_features]``), in
@@ -122,9 +120,7 @@ class PolicyValueNet(nn.Module):
         ``columns``: ``observation`` holds only these columns of the observation (``[B,
         len(columns)]``, ascending, below ``observation_size``), the others being 0 in every row.
         The first layer then reads only those weights: the same function, and about half the
-        work where, as in a rollout, most of the observation is 0 in every transition.
-        ``detach_value``: the value head learns without moving the trunk (where a privileged
-        critic supplies the training values and the trunk serves the policy alone)."""
+        work where, as in a rollout, most of the observation is 0 in every transition."""
         if columns is None:
             state = self.trunk(observation[:, : self.config.observation_size])  # [B, H]
         else:
@@ -137,8 +133,7 @@ class PolicyValueNet(nn.Module):
         scores = scores + inputs[:, -len(INITIAL_SUMMARY_WEIGHTS) :] @ self.summary_weights
         logits = torch.full(shape, MASKED_LOGIT, dtype=scores.dtype, device=scores.device)
         logits = logits.view(-1).scatter(0, rows * shape[1] + slots, scores).view(shape)
-        value_input = state.detach() if detach_value else state
-        return logits, self.value_head(value_input).squeeze(-1)
+        return logits, self.value_head(state).squeeze(-1)
 
     def forward(
         self, observation: torch.Tensor, actions: torch.Tensor, features: torch.Tensor
@@ -155,32 +150,6 @@ class PolicyValueNet(nn.Module):
         )
         logits = logits.scatter(1, actions, slot_logits)[:, : self.config.num_actions]
         return logits, values
-
-
-class PrivilegedCritic(nn.Module):
-    """A value function that reads the observation and what the seat cannot see
-    (``bastra_env.layout.PRIVILEGED_SIZE``: every hand, the deck's order), trained beside the
-    policy (``critic: privileged``) to give PPO lower-variance advantages; the policy never reads
-    its input, and no player uses it."""
-
-    def __init__(
-        self, observation_size: int = OBSERVATION_SIZE, hidden: tuple[int, ...] = (256, 256)
-    ) -> None:
-        super().__init__()
-        self.observation_size = observation_size
-        layers: list[nn.Module] = []
-        width = observation_size + PRIVILEGED_SIZE
-        for size in hidden:
-            layers += [nn.Linear(width, size), nn.ReLU()]
-            width = size
-        layers.append(nn.Linear(width, 1))
-        self.net = nn.Sequential(*layers)
-
-    def forward(self, observation: torch.Tensor, privileged: torch.Tensor) -> torch.Tensor:
-        """observation ``[B, >= observation_size]``, privileged ``[B, PRIVILEGED_SIZE]`` ->
-        values ``[B]``."""
-        inputs = torch.cat([observation[:, : self.observation_size], privileged], dim=1)
-        return self.net(inputs).squeeze(-1)
 
 
 def real_pairs(actions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

@@ -171,7 +171,7 @@ class PIMCPolicy(_SearchPolicy):
         called with the observations and hidden inputs of the seats to move one play after each
         move in each world (``world_kernels.leaf_inputs``) and whether each is on my side, it
         returns my side's expected round point difference from there (expert iteration's
-        ``leaf="value"``: ``agents.learning.expert.critic_leaf``)."""
+        ``leaf="value"``: ``agents.experimental.expert.critic_leaf``)."""
 
     def action_values(
         self, observation: Observation, rollout_model_weight: float | None = None

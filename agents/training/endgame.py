@@ -5,7 +5,9 @@ endgame search knows, from its value of every legal move in the true world.
     bastra train --config endgame_2p --run-dir runs/endgame_2p init_from=runs/2p/final.pt
     bastra train --resume runs/endgame_2p/checkpoint_000003.pt   # continue exactly
 
-1. **Data.** ``endgame_rounds`` single rounds of self-play by the starting network (``init_from``),
+1. **Data.** ``endgame.rounds`` single rounds of self-play by the starting network (``init_from``),
+   in shards of ``BATCH_GAMES`` rounds played here or on ``endgame.ray_workers`` Ray actors (the
+   same data either way: each shard has its own seeds; a killed actor's shard is played again),
    each seat sampling its policy. Once the deck is empty (2p: the whole last deal; the team game:
    the last three cards, as the endgame search plays it) every decision with a choice keeps the
    value of every legal move in the *true* world (``agents.search.endgame.world_values``: the
@@ -16,7 +18,7 @@ endgame search knows, from its value of every legal move in the true world.
    time, so the data holds the positions a better endgame player reaches too.
    ``ANCHOR_SHARE`` of the other decisions are kept as anchors. (The last-but-one 2p deal's
    values in the true world, learnt as well, measured no better: ``docs/experiments.md``.)
-2. **Learning.** ``endgame_epochs`` passes over nine tenths of the data: on searched decisions the
+2. **Learning.** ``endgame.epochs`` passes over nine tenths of the data: on searched decisions the
    policy's *expected regret*, ``sum_a pi(a) (max_b Q(b) - Q(a))`` in round points (the points
    its choice gives away in expectation), on anchors the KL divergence from the starting policy,
    which keeps the play outside the endgame. The learning rate decays linearly to 0. (Cross-entropy
@@ -36,9 +38,9 @@ from __future__ import annotations
 
 import copy
 import csv
-import dataclasses
 import time
 from collections.abc import Callable
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -47,14 +49,19 @@ import torch
 from tqdm import tqdm
 
 from agents.learning.features import action_inputs_batch
-from agents.learning.network import PolicyValueNet, read_checkpoint, save_checkpoint
+from agents.learning.network import (
+    NetworkConfig,
+    PolicyValueNet,
+    read_checkpoint,
+    save_checkpoint,
+)
 from agents.search.endgame import world_values
 from agents.training import ppo
 from agents.training.config import Config
 from bastra_env import compiled_rules as K
 from bastra_env.cards import iter_cards
 from bastra_env.compiled_rules import PLAYS_PER_ROUND
-from bastra_env.layout import DECK_LEFT_SCALE, NUM_ACTIONS, OFFSETS
+from bastra_env.layout import DECK_LEFT_SCALE, NUM_ACTIONS, OBSERVATION_SIZE, OFFSETS
 from bastra_env.vector import VectorEnv
 
 SOLVER_SHARE = 0.5
@@ -81,62 +88,119 @@ def endgame_rows(observations: np.ndarray) -> np.ndarray:
     return np.rint(observations[:, _DECK_LEFT] * DECK_LEFT_SCALE) == 0
 
 
+def shard_count(config: Config, size: int = BATCH_GAMES) -> int:
+    """Step 1's shards: ``size`` rounds each, the last one the rest."""
+    return -(-config.endgame.rounds // size)
+
+
 def collect(
     model: PolicyValueNet, config: Config, threads: int, bar: Any = None
 ) -> dict[str, np.ndarray]:
     """The self-play data of step 1 (module docs): ``obs`` (float16), ``mask``, ``gaps``
     (float16 ``[N, 208]``: each legal move's points below the best, 0 elsewhere and on anchors)
-    and ``searched`` (bool). The same config gives the same data."""
+    and ``searched`` (bool), shard after shard in their order, played here on ``threads`` or on
+    ``endgame.ray_workers`` Ray actors (``agents.integrations.ray_selfplay``): the same config
+    gives the same data either way."""
+    size = BATCH_GAMES
+    shards = list(range(shard_count(config, size)))
+    found = 0
+
+    def advance(index: int, result: dict[str, Any]) -> None:
+        nonlocal found
+        found += int(result["searched"].sum())
+        if bar is not None:
+            bar.update(int(result["rounds"]))
+            bar.set_postfix(searched=f"{found:,}")
+
+    if config.endgame.ray_workers:
+        from agents.integrations.ray_selfplay import RaySelfPlay
+
+        runner = RaySelfPlay(config.endgame.ray_workers)
+        try:
+            shared = (asdict(model.config), _cpu_weights(model), config, size)
+            results = runner.run(play_remote_shard, shared, shards, on_result=advance)
+        finally:
+            runner.close()
+    else:
+        results = []
+        for index in shards:
+            results.append(play_shard(model, config, index, threads, size))
+            advance(index, results[-1])
+    if not any(len(r["obs"]) for r in results):
+        raise ValueError("the self-play rounds gave no decision to learn from: more endgame.rounds")
+    return {name: np.concatenate([r[name] for r in results]) for name in SHARD_FIELDS}
+
+
+SHARD_FIELDS = ("obs", "mask", "gaps", "searched")
+"""The arrays a shard gives (``collect``'s data, in shard order)."""
+
+
+def _cpu_weights(model: PolicyValueNet) -> dict[str, torch.Tensor]:
+    return {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
+
+
+def play_remote_shard(
+    shared: tuple[dict[str, Any], dict[str, Any], Config, int], index: int
+) -> dict[str, np.ndarray]:
+    """``play_shard`` on a Ray actor (one thread): ``shared`` is the network's config, its
+    weights, the run's config and the shards' size, sent once for every shard."""
+    network, weights, config, size = shared
+    model = PolicyValueNet(NetworkConfig(**{**network, "hidden": tuple(network["hidden"])}))
+    model.load_state_dict(weights)
+    return play_shard(model.eval(), config, index, 1, size)
+
+
+def play_shard(
+    model: PolicyValueNet, config: Config, index: int, threads: int, size: int = BATCH_GAMES
+) -> dict[str, np.ndarray]:
+    """Shard ``index`` of step 1: its ``size`` rounds from their seeds, with a random
+    stream of its own, so a shard is the same wherever it is played. ``SHARD_FIELDS`` and
+    ``rounds``."""
     rules = config.rules
     seats = rules.num_players
-    rng = np.random.default_rng([config.seed, 7])
-    chunks: dict[str, list[np.ndarray]] = {"obs": [], "mask": [], "gaps": [], "searched": []}
-    found = 0
-    for start in range(0, config.endgame_rounds, BATCH_GAMES):
-        rows: dict[str, list[Any]] = {name: [] for name in chunks}
-        games_here = min(BATCH_GAMES, config.endgame_rounds - start)
-        env = VectorEnv(games_here, rules=rules, reward="points", num_threads=threads)
-        state = env.reset(seed=config.seed * 1_000_003 + start)
-        live = np.ones(games_here, dtype=bool)
-        while live.any():
-            games = np.flatnonzero(live)
-            obs = np.ascontiguousarray(state["observation"][games], dtype=np.float32)
-            mask = state["action_mask"][games].astype(bool)
-            actions = sample_actions(model, obs, mask, rng)
-            near_end = endgame_rows(obs)
-            for k in np.flatnonzero(mask.sum(1) > 1):
-                gaps = np.zeros(NUM_ACTIONS, dtype=np.float16)  # points: small integers
-                values = None
-                if near_end[k]:
-                    values = world_values(
-                        {"observation": state["observation"][games[k]],
-                         "action_mask": state["action_mask"][games[k]]},
-                        *true_world(env.states[games[k]], seats),
-                    )  # fmt: skip
-                if values is not None:
-                    best = max(values.values())
-                    for action, value in values.items():
-                        gaps[action] = best - value
-                    if rng.random() < SOLVER_SHARE:
-                        actions[k] = min(values, key=lambda a: (-values[a], a))
-                elif rng.random() >= ANCHOR_SHARE:
-                    continue
-                rows["obs"].append(obs[k].astype(np.float16))
-                rows["mask"].append(mask[k])
-                rows["gaps"].append(gaps)
-                rows["searched"].append(values is not None)
-            state = env.step_some(games, actions)
-            live[games] &= ~state["terminated"][games]
-        if rows["obs"]:
-            for name, kept in rows.items():
-                chunks[name].append(np.array(kept))
-        found += sum(rows["searched"])
-        if bar is not None:
-            bar.update(games_here)
-            bar.set_postfix(searched=f"{found:,}")
-    if not chunks["obs"]:
-        raise ValueError("the self-play rounds gave no decision to learn from: more endgame_rounds")
-    return {name: np.concatenate(parts) for name, parts in chunks.items()}
+    rng = np.random.default_rng([config.seed, 7, index])
+    start = index * size
+    rows: dict[str, list[Any]] = {name: [] for name in SHARD_FIELDS}
+    games_here = min(size, config.endgame.rounds - start)
+    env = VectorEnv(games_here, rules=rules, reward="points", num_threads=threads)
+    state = env.reset(seed=config.seed * 1_000_003 + start)
+    live = np.ones(games_here, dtype=bool)
+    while live.any():
+        games = np.flatnonzero(live)
+        obs = np.ascontiguousarray(state["observation"][games], dtype=np.float32)
+        mask = state["action_mask"][games].astype(bool)
+        actions = sample_actions(model, obs, mask, rng)
+        near_end = endgame_rows(obs)
+        for k in np.flatnonzero(mask.sum(1) > 1):
+            gaps = np.zeros(NUM_ACTIONS, dtype=np.float16)  # points: small integers
+            values = None
+            if near_end[k]:
+                values = world_values(
+                    {"observation": state["observation"][games[k]],
+                     "action_mask": state["action_mask"][games[k]]},
+                    *true_world(env.states[games[k]], seats),
+                )  # fmt: skip
+            if values is not None:
+                best = max(values.values())
+                for action, value in values.items():
+                    gaps[action] = best - value
+                if rng.random() < SOLVER_SHARE:
+                    actions[k] = min(values, key=lambda a: (-values[a], a))
+            elif rng.random() >= ANCHOR_SHARE:
+                continue
+            rows["obs"].append(obs[k].astype(np.float16))
+            rows["mask"].append(mask[k])
+            rows["gaps"].append(gaps)
+            rows["searched"].append(values is not None)
+        state = env.step_some(games, actions)
+        live[games] &= ~state["terminated"][games]
+    return {
+        "obs": np.array(rows["obs"], dtype=np.float16).reshape(-1, OBSERVATION_SIZE),
+        "mask": np.array(rows["mask"], dtype=bool).reshape(-1, NUM_ACTIONS),
+        "gaps": np.array(rows["gaps"], dtype=np.float16).reshape(-1, NUM_ACTIONS),
+        "searched": np.array(rows["searched"], dtype=bool),
+        "rounds": np.int64(games_here),
+    }
 
 
 @torch.no_grad()
@@ -225,10 +289,10 @@ def learn_epoch(
     totals = {"regret_loss": 0.0, "anchor_kl": 0.0}
     batches = 0
     order = train[torch.randperm(len(train), generator=generator).numpy()]
-    for start in range(0, len(order), config.minibatch_size):
-        mb = order[start : start + config.minibatch_size]
+    for start in range(0, len(order), config.endgame.minibatch_size):
+        mb = order[start : start + config.endgame.minibatch_size]
         for group in optimizer.param_groups:
-            group["lr"] = config.learning_rate * max(0.0, 1.0 - step / steps)
+            group["lr"] = config.endgame.learning_rate * max(0.0, 1.0 - step / steps)
         mask = torch.from_numpy(data["mask"][mb]).to(device)
         log_p = torch.log_softmax(
             network_logits(model, data["obs"][mb].astype(np.float32), data["mask"][mb]), -1
@@ -249,7 +313,7 @@ def learn_epoch(
             totals["anchor_kl"] += float(kl.detach())
         optimizer.zero_grad()
         loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), config.max_grad_norm)
+        torch.nn.utils.clip_grad_norm_(model.parameters(), config.endgame.max_grad_norm)
         optimizer.step()
         step += 1
         batches += 1
@@ -262,14 +326,14 @@ def train_endgame(
 ) -> dict[str, Any]:
     """Run the endgame learning of the module docs into ``run_dir``; the run's summary.
     ``collector``: what step 1 collects (``collect`` by default; an experiment may value other
-    decisions, with the same arrays: ``benchmarks/rollout_values.py``)."""
+    decisions, with the same arrays: ``experiments/rollout_values.py``)."""
     device = ppo.seed_everything(config)
     payload = read_checkpoint(resume) if resume else None
     if payload is not None and "endgame_epoch" not in payload:
         raise ValueError("the checkpoint to resume is not an endgame run's (no epoch)")
     threads = ppo.set_up_threads(config, payload.get("threads", 0) if payload else 0)
     writer = ppo.open_run_dir(run_dir, config)
-    model, _, optimizer = ppo.build_learner(dataclasses.replace(config, critic="shared"), device)
+    model, optimizer = ppo.build_learner(config, device)
     start_model = copy.deepcopy(model).eval()  # the anchor and the data's player
     generator = torch.Generator().manual_seed(config.seed)
     epoch, step, seconds = 0, 0, 0.0
@@ -290,7 +354,7 @@ def train_endgame(
             csv.writer(f).writerow(ENDGAME_METRICS)
 
     started = time.perf_counter()
-    with tqdm(total=config.endgame_rounds, unit="round", desc="self-play",
+    with tqdm(total=config.endgame.rounds, unit="round", desc="self-play",
               dynamic_ncols=True) as bar:  # fmt: skip
         data = (collector or collect)(start_model, config, threads, bar)
     collect_s = time.perf_counter() - started
@@ -298,15 +362,15 @@ def train_endgame(
     held, train = split[: len(split) // HELD_OUT], split[len(split) // HELD_OUT :]
     anchors = anchor_log_probs(start_model, data)
     searched, kept = int(data["searched"].sum()), len(data["obs"])
-    plays = config.endgame_rounds * PLAYS_PER_ROUND
-    steps = config.endgame_epochs * -(-len(train) // config.minibatch_size)
+    plays = config.endgame.rounds * PLAYS_PER_ROUND
+    steps = config.endgame.epochs * -(-len(train) // config.endgame.minibatch_size)
     if payload is None:
         regret, best = held_out_regret(model, data, held)
         log_row(metrics_path, writer, [0, searched, kept - searched, collect_s, 0, 0.0, 0.0,
                                        0.0, 0.0, regret, best])  # fmt: skip
-    with tqdm(total=config.endgame_epochs, initial=epoch, unit="pass", desc="learning",
+    with tqdm(total=config.endgame.epochs, initial=epoch, unit="pass", desc="learning",
               dynamic_ncols=True) as bar:  # fmt: skip
-        while epoch < config.endgame_epochs:
+        while epoch < config.endgame.epochs:
             clock = time.perf_counter()
             losses, step = learn_epoch(model, optimizer, data, anchors, train, config,
                                        generator, step, steps)  # fmt: skip
@@ -361,7 +425,7 @@ def save_endgame_checkpoint(
         path,
         model,
         start_model=start_model.state_dict(),
-        config=dataclasses.asdict(config),
+        config=config.to_dict(),
         rules=config.rules.to_dict(),
         optimizer=optimizer.state_dict(),
         endgame_epoch=epoch,

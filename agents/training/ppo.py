@@ -5,9 +5,10 @@
     python -m agents.train --config 2p ...             # the same, from an installed package
 
 ``--config`` takes a YAML file or the name of a shipped config (``SHIPPED_CONFIGS``: the files of
-``agents/configs/``, also reachable as ``configs/`` in a checkout). Every field of ``Config``
-below can be set in the YAML file and overridden on the command line (``--total-env-steps
-200000`` or ``total_env_steps=200000``; lists comma-separated: ``--hidden 128,128``). The run
+``agents/configs/``, also reachable as ``configs/`` in a checkout). Every field of ``Config`` and
+its ``ppo:`` section can be set in the YAML file and overridden on the command line
+(``ppo.total_env_steps=200000`` or ``--total-env-steps 200000``; lists comma-separated:
+``--hidden 128,128``). The run
 directory gets the resolved config, ``metrics.csv``, ``eval.csv``, TensorBoard logs, periodic
 checkpoints, ``final.pt`` and ``curves.png``.
 
@@ -19,9 +20,7 @@ How it learns (see the README for the figures behind these choices):
   past snapshot and only the learner's side is recorded.
 - Each seat's moves form its own trajectory, so returns and advantages never mix one seat's
   future with another's; partners receive the same team reward.
-- Rewards are each round's point difference (``reward="points"``), scaled by ``reward_scale``,
-  or each round's change in the side's chance of winning the game (``reward="equity"``,
-  ``agents.search.equity``: a game's rewards add up to +1 for a win, -1 for a loss). Episodes are
+- Rewards are each round's point difference, scaled by ``reward_scale``. Episodes are
   ``train_rounds`` rounds (default 1; 0: whole games to the target). Rollouts hold whole
   episodes only, so nothing is bootstrapped across updates and a resumed run continues exactly.
 """
@@ -49,7 +48,6 @@ from agents.learning.features import MAX_LEGAL
 from agents.learning.network import (
     NetworkConfig,
     PolicyValueNet,
-    PrivilegedCritic,
     build_model,
     read_checkpoint,
     save_checkpoint,
@@ -57,7 +55,6 @@ from agents.learning.network import (
 from agents.learning.policy import LearnedPolicy, checkpoint_path
 from agents.registry import make_policy
 from agents.training.config import (
-    REWARDS,
     SHIPPED_CONFIGS,
     Config,
     build_parser,
@@ -74,7 +71,6 @@ from agents.training.rollout import (
     Rollout,
     SelfPlayGames,
     collect_rollout,
-    equity_reward,
 )
 from agents.training.threads import apply_threads, choose_threads
 from bastra_env.vector import VectorEnv, batch_actor
@@ -106,36 +102,38 @@ def train_ppo(config: Config, run_dir: Path, resume: str | None = None) -> dict[
     threads = set_up_threads(config, read_checkpoint(resume).get("threads", 0) if resume else 0)
     rng = np.random.default_rng(config.seed)
     writer = open_run_dir(run_dir, config)
-    model, critic, optimizer = build_learner(config, device)
+    model, optimizer = build_learner(config, device)
     pool = Pool(config, device, model.config)
     progress = Progress()
     if resume:
-        progress = restore(resume, model, optimizer, pool, rng, device, critic)
+        progress = restore(resume, model, optimizer, pool, rng, device)
     progress.threads = threads
-    venv = VectorEnv(config.num_envs, rules=config.rules, reward="points", copy=False,
+    venv = VectorEnv(config.ppo.num_envs, rules=config.rules, reward="points", copy=False,
                      num_threads=threads)  # fmt: skip
     start_logs(run_dir, resumed=bool(resume))
-    games = SelfPlayGames(config, pool, len(config.baseline_opponents), rng)
+    games = SelfPlayGames(config, pool, len(config.ppo.baseline_opponents), rng)
     baselines = [make_policy(name, seed=config.seed + i)
-                 for i, name in enumerate(config.baseline_opponents)]  # fmt: skip
+                 for i, name in enumerate(config.ppo.baseline_opponents)]  # fmt: skip
     actors = [batch_actor(policy) for policy in baselines]
-    if config.imitation_samples and not resume:
+    if config.ppo.imitation_samples and not resume:
         warm_start(model, optimizer, config, device, rng, writer, progress)
 
     last_eval: dict[str, float] = {}
-    total_updates = -(-config.total_env_steps // config.rollout_steps)
-    bar = tqdm(total=config.total_env_steps, initial=progress.env_steps, unit="step",
+    total_updates = -(-config.ppo.total_env_steps // config.ppo.rollout_steps)
+    bar = tqdm(total=config.ppo.total_env_steps, initial=progress.env_steps, unit="step",
                dynamic_ncols=True)  # fmt: skip
-    while progress.env_steps < config.total_env_steps:
+    while progress.env_steps < config.ppo.total_env_steps:
         started = time.perf_counter()
-        if config.anneal_lr:
+        if config.ppo.anneal_lr:
             set_learning_rate(optimizer, config, progress.update, total_updates)
-        buffer, plays, timer = collect_rollout(venv, games, model, actors, device, critic)
+        buffer, plays, timer = collect_rollout(venv, games, model, actors, device)
         batch = buffer.tensors()
-        advantages = compute_advantages(buffer, batch["values"], config.gamma, config.gae_lambda)
+        advantages = compute_advantages(
+            buffer, batch["values"], config.ppo.gamma, config.ppo.gae_lambda
+        )
         returns = advantages + batch["values"]
         clock = time.perf_counter()
-        stats = ppo_update(model, optimizer, batch, advantages, returns, config, critic)
+        stats = ppo_update(model, optimizer, batch, advantages, returns, config)
         timer["update"] += time.perf_counter() - clock
 
         seconds = time.perf_counter() - started
@@ -143,16 +141,16 @@ def train_ppo(config: Config, run_dir: Path, resume: str | None = None) -> dict[
         progress.env_steps += plays
         progress.samples += len(buffer)
         progress.train_seconds += seconds
-        if progress.update % config.snapshot_every == 0:
+        if progress.update % config.ppo.snapshot_every == 0:
             pool.add(model)
         row = metrics_row(progress, buffer, plays, seconds, stats, optimizer, timer)
         log_metrics(run_dir, writer, row)
-        if config.eval_every and progress.update % config.eval_every == 0:
+        if config.ppo.eval_every and progress.update % config.ppo.eval_every == 0:
             last_eval = evaluate_learner(model, config, run_dir, writer, progress, threads)
-        if progress.update % config.checkpoint_every == 0:
+        if progress.update % config.ppo.checkpoint_every == 0:
             name = f"checkpoint_{progress.update:06d}.pt"
             save_run_checkpoint(run_dir / name, model, optimizer, pool, config, progress, rng,
-                                device, critic)  # fmt: skip
+                                device)  # fmt: skip
         bar.update(plays)
         bar.set_postfix(upd=progress.update, sps=f"{plays / seconds:,.0f}",
                         ent=f"{stats['entropy']:.2f}",
@@ -160,7 +158,7 @@ def train_ppo(config: Config, run_dir: Path, resume: str | None = None) -> dict[
     bar.close()
 
     save_run_checkpoint(run_dir / "final.pt", model, optimizer, pool, config, progress, rng,
-                        device, critic)  # fmt: skip
+                        device)  # fmt: skip
     final = evaluate_learner(model, config, run_dir, writer, progress, threads)
     writer.close()
     return summarise(run_dir, config, progress, final)
@@ -197,9 +195,7 @@ def set_up_threads(config: Config, resumed: int = 0) -> int:
 def open_run_dir(run_dir: Path, config: Config) -> Any:
     """The run directory with the resolved ``config.yaml``; its TensorBoard writer."""
     run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.yaml").write_text(
-        yaml.safe_dump(dataclasses.asdict(config), sort_keys=False)
-    )
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
     from torch.utils.tensorboard import SummaryWriter  # slow to import: not for --help
 
     return SummaryWriter(str(run_dir / "tensorboard"))
@@ -207,21 +203,19 @@ def open_run_dir(run_dir: Path, config: Config) -> Any:
 
 def build_learner(
     config: Config, device: torch.device
-) -> tuple[PolicyValueNet, PrivilegedCritic | None, torch.optim.Optimizer]:
-    """The network (fresh from the seeded stream, or ``init_from``'s weights and shape), the
-    privileged critic where ``critic: privileged``, and one Adam optimizer for both."""
+) -> tuple[PolicyValueNet, torch.optim.Optimizer]:
+    """The network (fresh from the seeded stream with the algorithm section's ``hidden`` and
+    ``pair_width``, or ``init_from``'s weights and shape) and its Adam optimizer at the section's
+    ``learning_rate``."""
+    section = config.section
     if config.init_from:  # a best response, or fine-tuning: the given weights and their shape
         model = build_model(read_checkpoint(checkpoint_path(config.init_from))).to(device)
     else:
-        network = NetworkConfig(hidden=tuple(config.hidden), pair_width=config.pair_width)
+        network = NetworkConfig(hidden=tuple(section.hidden), pair_width=section.pair_width)
         model = PolicyValueNet(network).to(device)
-    critic = None
     parameters = list(model.parameters())
-    if config.critic == "privileged":
-        critic = PrivilegedCritic(model.config.observation_size, tuple(config.hidden)).to(device)
-        parameters += list(critic.parameters())
-    optimizer = torch.optim.Adam(parameters, lr=config.learning_rate, eps=1e-5, fused=True)
-    return model, critic, optimizer
+    optimizer = torch.optim.Adam(parameters, lr=section.learning_rate, eps=1e-5, fused=True)
+    return model, optimizer
 
 
 def restore(
@@ -231,16 +225,10 @@ def restore(
     pool: Pool,
     rng: np.random.Generator,
     device: torch.device,
-    critic: PrivilegedCritic | None = None,
 ) -> Progress:
-    """A checkpoint's weights (the critic's too), optimizer, pool and random streams, and how far
-    its run was."""
+    """A checkpoint's weights, optimizer, pool and random streams, and how far its run was."""
     payload = read_checkpoint(path)
     model.load_state_dict(build_model(payload).state_dict())
-    if critic is not None:
-        if "critic" not in payload:
-            raise ValueError(f"{path} holds no privileged critic to resume")
-        critic.load_state_dict(payload["critic"])
     optimizer.load_state_dict(payload["optimizer"])
     for state in payload["pool"]:
         pool.add_state(state)
@@ -275,7 +263,7 @@ def warm_start(
     progress.train_seconds += imitation["seconds"]
     writer.add_scalar("imitation/accuracy", imitation["accuracy"], 0)
     print(
-        f"imitation: {imitation['samples']:,} moves of {config.imitation_teacher}, "
+        f"imitation: {imitation['samples']:,} moves of {config.ppo.imitation_teacher}, "
         f"accuracy {imitation['accuracy']:.1%}, {imitation['seconds']:.0f} s"
     )
 
@@ -287,7 +275,7 @@ def set_learning_rate(
     """``anneal_lr``: the learning rate decays linearly to 0 over the run."""
     fraction = 1.0 - update / total_updates
     for group in optimizer.param_groups:
-        group["lr"] = config.learning_rate * max(fraction, 0.0)
+        group["lr"] = config.ppo.learning_rate * max(fraction, 0.0)
 
 
 def compute_advantages(
@@ -327,13 +315,11 @@ def ppo_update(
     advantages: torch.Tensor,
     returns: torch.Tensor,
     config: Config,
-    critic: PrivilegedCritic | None = None,
 ) -> dict[str, float]:
     """``update_epochs`` passes of clipped PPO over the rollout in shuffled minibatches
     (``batch``: ``Rollout.tensors()``, first dimension N; ``advantages`` and ``returns``
     ``float32[N]``), advantages normalised per minibatch. Returns the mean losses, entropy and
-    approximate KL. With ``critic``, its values (from ``batch["privileged"]``) learn the returns
-    too, and the network's value head learns them without moving the trunk."""
+    approximate KL."""
     size = len(advantages)
     names = ("policy_loss", "value_loss", "entropy", "approx_kl")
     stats: dict[str, Any] = dict.fromkeys(names, 0.0)
@@ -345,14 +331,14 @@ def ppo_update(
     observations = batch["obs"][:, : model.config.observation_size]
     columns = torch.nonzero(observations.ne(0).any(0))[:, 0]
     observations = observations.index_select(1, columns)
-    for _ in range(config.update_epochs):
+    for _ in range(config.ppo.update_epochs):
         order = torch.randperm(size)
-        for start in range(0, size, config.minibatch_size):
-            mb = order[start : start + config.minibatch_size]
+        for start in range(0, size, config.ppo.minibatch_size):
+            mb = order[start : start + config.ppo.minibatch_size]
             rows, pairs = minibatch_pairs(counts[mb], firsts[mb])
             logits, values = model.pair_logits(
                 observations[mb], rows, batch["pair_slots"][pairs], batch["pair_inputs"][pairs],
-                (len(mb), MAX_LEGAL), columns, critic is not None,
+                (len(mb), MAX_LEGAL), columns,
             )  # fmt: skip
             log_probs = logits.log_softmax(-1)  # [M, MAX_LEGAL]; padding slots about -1e9
             new_logp = log_probs.gather(1, batch["actions"][mb][:, None])[:, 0]
@@ -361,18 +347,14 @@ def ppo_update(
             adv = advantages[mb]
             adv = (adv - adv.mean()) / (adv.std() + 1e-8)
             policy_loss = torch.max(
-                -adv * ratio, -adv * ratio.clamp(1 - config.clip_coef, 1 + config.clip_coef)
+                -adv * ratio, -adv * ratio.clamp(1 - config.ppo.clip_coef, 1 + config.ppo.clip_coef)
             ).mean()
             value_loss = 0.5 * (values - returns[mb]).pow(2).mean()
-            if critic is not None:
-                judged = critic(batch["obs"][mb], batch["privileged"][mb])
-                value_loss = value_loss + 0.5 * (judged - returns[mb]).pow(2).mean()
             entropy = -(log_probs.exp() * log_probs).sum(-1).mean()
-            loss = policy_loss + config.vf_coef * value_loss - config.ent_coef * entropy
+            loss = policy_loss + config.ppo.vf_coef * value_loss - config.ppo.ent_coef * entropy
             optimizer.zero_grad()
             loss.backward()
-            for module in (model, critic) if critic is not None else (model,):
-                torch.nn.utils.clip_grad_norm_(module.parameters(), config.max_grad_norm)
+            torch.nn.utils.clip_grad_norm_(model.parameters(), config.ppo.max_grad_norm)
             optimizer.step()
             with torch.no_grad():
                 kl = ((ratio - 1) - log_ratio).mean()
@@ -433,14 +415,14 @@ def evaluate_learner(
     progress: Progress,
     threads: int | None = None,
 ) -> dict[str, float]:
-    """The network alone against each of ``eval_opponents`` on ``eval_deals`` duplicate deals
+    """The network alone against each of ``eval.opponents`` on ``eval.deals`` duplicate deals
     (the same deals every time); rows of ``eval.csv`` and TensorBoard. ``{opponent: win rate}``."""
     policy = network_player(model)
     found = {}
-    for name in config.eval_opponents:
+    for name in config.eval.opponents:
         opponent = make_policy(name, seed=config.seed)
-        result = duplicate_match(policy, opponent, table=config.table, deals=config.eval_deals,
-                                 mode=config.eval_mode, seed=10_000_000 + config.seed,
+        result = duplicate_match(policy, opponent, table=config.table, deals=config.eval.deals,
+                                 mode=config.eval.mode, seed=10_000_000 + config.seed,
                                  names=("learner", name), num_threads=threads)  # fmt: skip
         found[name] = result.win_rate
         writer.add_scalar(f"eval/win_rate_vs_{name}", result.win_rate, progress.env_steps)
@@ -463,16 +445,13 @@ def save_run_checkpoint(
     progress: Progress,
     rng: np.random.Generator,
     device: torch.device,
-    critic: PrivilegedCritic | None = None,
 ) -> None:
-    """Everything a resumed run needs to continue exactly: weights (the critic's too),
-    optimizer, pool, progress and every random stream."""
-    extra = {"critic": critic.state_dict()} if critic is not None else {}
+    """Everything a resumed run needs to continue exactly: weights, optimizer, pool, progress
+    and every random stream."""
     save_checkpoint(
         path,
         model,
-        **extra,
-        config=dataclasses.asdict(config),
+        config=config.to_dict(),
         rules=config.rules.to_dict(),
         optimizer=optimizer.state_dict(),
         pool=pool.states,
@@ -496,7 +475,7 @@ def summarise(
         "train_seconds": round(progress.train_seconds, 1),
         "threads": progress.threads,
         "final_eval": final,
-        "eval_mode": config.eval_mode,
+        "eval_mode": config.eval.mode,
     }
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
     print(f"\ntrained {progress.env_steps:,} plays ({progress.samples:,} learner samples) in "
@@ -505,7 +484,7 @@ def summarise(
     for name, rate in final.items():
         print(
             f"  win rate vs {name:<9} {rate:6.1%}  "
-            f"({2 * config.eval_deals} {config.eval_mode}s, duplicate deals)"
+            f"({2 * config.eval.deals} {config.eval.mode}s, duplicate deals)"
         )
     print(f"wrote {run_dir / 'final.pt'}, {curves}")
     return summary
@@ -515,7 +494,6 @@ __all__ = [
     "BASELINE_CODE",
     "EVALS",
     "METRICS",
-    "REWARDS",
     "ROLLOUT_FIELDS",
     "SHIPPED_CONFIGS",
     "TIMED_PARTS",
@@ -525,7 +503,6 @@ __all__ = [
     "Rollout",
     "build_parser",
     "compute_advantages",
-    "equity_reward",
     "evaluate_learner",
     "imitate",
     "parse_config",

@@ -3,10 +3,9 @@ each seat's trajectory, with snapshots of the pool and built-in players on the o
 some games.
 
 Each seat's moves form its own trajectory, so returns and advantages never mix one seat's future
-with another's; partners receive the same team reward. Rewards are each round's point difference
-(``reward="points"``), scaled by ``reward_scale``, or each round's change in the side's chance of
-winning the game (``reward="equity"``, ``agents.search.equity``). Rollouts hold whole episodes
-only, so nothing is bootstrapped across updates and a resumed run continues exactly.
+with another's; partners receive the same team reward. Rewards are each round's point difference,
+scaled by ``reward_scale``. Rollouts hold whole episodes only, so nothing is bootstrapped across
+updates and a resumed run continues exactly.
 """
 
 from __future__ import annotations
@@ -18,11 +17,9 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.learning.network import NetworkConfig, PolicyValueNet, PrivilegedCritic, real_pairs
+from agents.learning.network import NetworkConfig, PolicyValueNet, real_pairs
 from agents.players.observation_kernels import action_inputs_batch
-from agents.search.equity import chance, game_equity
 from agents.training.config import Config
-from bastra_env.compiled_rules import SCORES
 from bastra_env.vector import VectorEnv
 
 ROLLOUT_FIELDS = ("obs", "pair_counts", "pair_slots", "pair_inputs", "actions", "logps", "values")
@@ -37,27 +34,11 @@ BASELINE_CODE = 1000
 learner, ``k`` below this the pool's snapshot ``k``."""
 
 
-def equity_reward(
-    equity: np.ndarray, before: np.ndarray, after: np.ndarray, ended: bool, winner: int
-) -> float:
-    """``reward="equity"``: side 0's reward for a round that took the sides' totals from
-    ``before`` to ``after``: twice its change in the chance of winning (``equity``, an
-    ``agents.search.equity`` table), up to the game's result where the round ``ended`` it
-    (``winner`` side 0, 1 or -1 for a draw). Side 1's is the opposite; a game's rewards add up to
-    its result, +1, -1 or 0."""
-    start = chance(equity, before[0], before[1])
-    if ended:
-        end = 0.5 if winner == -1 else float(winner == 0)
-    else:
-        end = chance(equity, after[0], after[1])
-    return 2.0 * (end - start)
-
-
 class Pool:
     """Frozen past snapshots, played as the opposing side in some games."""
 
     def __init__(self, config: Config, device: torch.device, network: NetworkConfig) -> None:
-        self.size = config.pool_size
+        self.size = config.ppo.pool_size
         self.device = device
         self.states: list[dict[str, torch.Tensor]] = []
         self.models: list[PolicyValueNet] = []
@@ -91,16 +72,12 @@ class Rollout:
         actions: torch.Tensor,
         logps: torch.Tensor,
         values: torch.Tensor,
-        privileged: torch.Tensor | None = None,
     ) -> int:
         """A batch of ``B`` transitions (``obs [B, OBSERVATION_SIZE]``; their legal actions as
         :func:`~agents.learning.network.real_pairs` rows and slots ``[P]`` with their inputs
         ``[P, ACTION_FEATURES]``; the slots played, log-probabilities and values ``[B]``);
-        returns the index of the first. ``privileged``: the critic's hidden-card inputs
-        ``[B, PRIVILEGED_SIZE]``, where a privileged critic trains."""
+        returns the index of the first."""
         first = len(self.rewards)
-        if privileged is not None:
-            self.parts.setdefault("privileged", []).append(privileged)
         counts = torch.bincount(rows, minlength=len(actions))
         for name, part in zip(
             ROLLOUT_FIELDS, (obs, counts, slots, inputs, actions, logps, values), strict=True
@@ -121,9 +98,9 @@ class SelfPlayGames:
     """Who plays each game slot of the vector env, and each seat's trajectory in it.
 
     ``controllers int64[num_envs, num_players]``: -1 the learner, ``k`` pool snapshot ``k``,
-    ``BASELINE_CODE + k`` built-in player ``k``; ``totals int64[num_envs, 2]``: each side's score
-    (the equity reward); ``live bool[num_envs]``: the slot's game still counts for this rollout;
-    ``trajectory_of[e][seat]``: the rollout indices of that seat's moves in slot ``e``."""
+    ``BASELINE_CODE + k`` built-in player ``k``; ``live bool[num_envs]``: the slot's game still
+    counts for this rollout; ``trajectory_of[e][seat]``: the rollout indices of that seat's
+    moves in slot ``e``."""
 
     def __init__(
         self, config: Config, pool: Pool, baselines: int, rng: np.random.Generator
@@ -131,14 +108,10 @@ class SelfPlayGames:
         self.config, self.pool, self.baselines, self.rng = config, pool, baselines, rng
         self.rules = config.rules
         self.seats = self.rules.num_players
-        self.controllers = np.full((config.num_envs, self.seats), -1, dtype=np.int64)
-        self.totals = np.zeros((config.num_envs, 2), dtype=np.int64)
-        self.equity = np.zeros((0, 0), dtype=np.int64)
-        if config.reward == "equity":
-            self.equity = game_equity(config.table, self.rules.target_score)
-        self.live = np.zeros(config.num_envs, dtype=bool)
+        self.controllers = np.full((config.ppo.num_envs, self.seats), -1, dtype=np.int64)
+        self.live = np.zeros(config.ppo.num_envs, dtype=bool)
         self.trajectory_of: list[list[list[int]]] = [
-            [[] for _ in range(self.seats)] for _ in range(config.num_envs)
+            [[] for _ in range(self.seats)] for _ in range(config.ppo.num_envs)
         ]
 
     def start(self, e: int) -> None:
@@ -147,9 +120,9 @@ class SelfPlayGames:
         config, rng = self.config, self.rng
         self.controllers[e] = -1
         draw = rng.random()
-        if self.pool.models and draw < config.pool_prob:
+        if self.pool.models and draw < config.ppo.pool_prob:
             opponent = int(rng.integers(len(self.pool.models)))
-        elif self.baselines and draw < config.pool_prob + config.baseline_prob:
+        elif self.baselines and draw < config.ppo.pool_prob + config.ppo.baseline_prob:
             opponent = BASELINE_CODE + int(rng.integers(self.baselines))
         else:
             opponent = -1
@@ -164,7 +137,7 @@ class SelfPlayGames:
     def credit(self, rows: np.ndarray, paid: np.ndarray, buffer: Rollout) -> None:
         """A round was scored in some games (``paid float[len(rows), seats]``): add each seat's
         reward to its latest move."""
-        scale = self.config.reward_scale if self.config.reward == "points" else 1.0
+        scale = self.config.ppo.reward_scale
         for r in np.flatnonzero(paid.any(axis=1)):
             e = rows[r]
             for s in range(self.seats):
@@ -172,24 +145,6 @@ class SelfPlayGames:
                 if reward and self.trajectory_of[e][s]:
                     buffer.rewards[self.trajectory_of[e][s][-1]] += reward * scale
                     buffer.round_rewards.append(reward)
-
-    def equity_paid(
-        self, venv: VectorEnv, rows: np.ndarray, state: dict[str, np.ndarray]
-    ) -> np.ndarray:
-        """``reward="equity"``: ``float64[len(rows), seats]``, each seat's reward for the steps
-        that ended a round, twice its side's change in the chance of winning (the finished
-        game's result where it ended)."""
-        paid = np.zeros((len(rows), self.seats), dtype=np.float64)
-        for r in np.flatnonzero(state["round_ended"][rows]).tolist():
-            e = rows[r]
-            after = venv.states[e, SCORES : SCORES + 2]
-            ended = bool(state["terminated"][e])
-            change = equity_reward(self.equity, self.totals[e], after, ended,
-                                   int(state["winner"][e]))  # fmt: skip
-            self.totals[e] = 0 if ended else after  # an ended game's slot holds its next game
-            for s in range(self.seats):
-                paid[r, s] = change if self.rules.side_of(s) == 0 else -change
-        return paid
 
     def finish(self, e: int, buffer: Rollout, again: bool) -> None:
         """Slot ``e``'s game ended: its seats' trajectories join the rollout; ``again``: the
@@ -209,7 +164,6 @@ def collect_rollout(
     model: PolicyValueNet,
     actors: Sequence[Callable[[np.ndarray, np.ndarray], Any]],
     device: torch.device,
-    critic: PrivilegedCritic | None = None,
 ) -> tuple[Rollout, int, dict[str, float]]:
     """Play every slot of ``venv`` from a fresh reset, the seats to move grouped by who plays
     them and each group run through its network (or built-in player) in one batch, until
@@ -217,16 +171,13 @@ def collect_rollout(
     transitions (``ROLLOUT_FIELDS``: ``obs float32[N, OBSERVATION_SIZE]``, each transition's legal
     actions as ``pair_counts int64[N]`` and, over its P pairs, ``pair_slots int64[P]`` and
     ``pair_inputs float32[P, ACTION_FEATURES]``, the slots played, their log-probabilities and
-    values ``[N]``; with ``critic``, the values are the critic's and ``privileged``
-    ``float32[N, PRIVILEGED_SIZE]`` holds its inputs), the plays made (every seat) and the seconds
-    spent by part."""
+    values ``[N]``), the plays made (every seat) and the seconds spent by part."""
     config, pool = games.config, games.pool
     buffer = Rollout()
     plays = 0
     timer = dict.fromkeys(TIMED_PARTS, 0.0)
     clock = time.perf_counter()
     state = venv.reset(seed=int(games.rng.integers(2**62)))
-    games.totals[:] = 0
     for e in range(venv.num_envs):
         games.start(e)
     timer["env"] += time.perf_counter() - clock
@@ -257,14 +208,9 @@ def collect_rollout(
                 slots = torch.multinomial(log_probs.exp(), 1)  # a slot of action_ids: legal
                 logps = log_probs.gather(1, slots)[:, 0]
                 slots = slots[:, 0]
-                hidden = None
-                if critic is not None and who == -1:  # what the seats to move cannot see
-                    hidden = torch.from_numpy(venv.privileged(chosen)).to(device)
-                    values = critic(obs, hidden)
             actions[pick] = ids_t.gather(1, slots[:, None])[:, 0].cpu().numpy()
             if who == -1:
-                first = buffer.add(obs, pair_rows, pair_slots, inputs, slots, logps, values,
-                                   hidden)  # fmt: skip
+                first = buffer.add(obs, pair_rows, pair_slots, inputs, slots, logps, values)
                 seats = state["current_player"][chosen].tolist()
                 for k, (e, seat) in enumerate(zip(chosen.tolist(), seats, strict=True)):
                     games.trajectory_of[e][seat].append(first + k)
@@ -272,11 +218,8 @@ def collect_rollout(
         clock = time.perf_counter()
         state = venv.step_some(rows, actions)
         plays += len(rows)
-        if config.reward == "equity":
-            games.credit(rows, games.equity_paid(venv, rows, state), buffer)
-        else:
-            games.credit(rows, state["rewards"][rows], buffer)
+        games.credit(rows, state["rewards"][rows], buffer)
         for e in rows[state["terminated"][rows]].tolist():
-            games.finish(e, buffer, plays < config.rollout_steps)
+            games.finish(e, buffer, plays < config.ppo.rollout_steps)
         timer["env"] += time.perf_counter() - clock
     return buffer, plays, timer

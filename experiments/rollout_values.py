@@ -1,7 +1,7 @@
 """Experiment: the deals before the last learnt from the network's own rollouts in the true world.
 
-    python benchmarks/rollout_values.py --config endgame_2p --run-dir runs/rollout_values \\
-        init_from=runs/endgame_2p/final.pt endgame_rounds=60000 \\
+    python experiments/rollout_values.py --config endgame_2p --run-dir runs/rollout_values \\
+        init_from=runs/endgame_2p/final.pt endgame.rounds=60000 \\
         eval_opponents=heuristic,runs/endgame_2p/final.pt:network
 
 ``algorithm: endgame`` (``agents.training.endgame``) with another step 1: at a sampled decision
@@ -74,10 +74,10 @@ def rollout_collector(share: float) -> E.Collector:
         rng = np.random.default_rng([config.seed, 7])
         chunks: dict[str, list[np.ndarray]] = {"obs": [], "mask": [], "gaps": [], "searched": []}
         valued = 0
-        for start in range(0, config.endgame_rounds, E.BATCH_GAMES):
+        for start in range(0, config.endgame.rounds, E.BATCH_GAMES):
             rows: dict[str, list[Any]] = {name: [] for name in chunks}
             pending: list[tuple[int, np.ndarray, int, np.ndarray]] = []
-            games_here = min(E.BATCH_GAMES, config.endgame_rounds - start)
+            games_here = min(E.BATCH_GAMES, config.endgame.rounds - start)
             env = VectorEnv(games_here, rules=config.rules, reward="points", num_threads=threads)
             state = env.reset(seed=config.seed * 1_000_003 + start)
             live = np.ones(games_here, dtype=bool)

@@ -1,6 +1,6 @@
 """The README's first command on a machine where other work already holds a core.
 
-    python benchmarks/busy_machine.py [--steps 60000]
+    python experiments/busy_machine.py [--steps 60000]
 
 Starts a busy loop pinned to one of this process's cores, then trains the README's first config
 (``configs/quick.yaml``, evaluation off) for ``--steps`` plays twice: with its default threads

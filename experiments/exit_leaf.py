@@ -1,6 +1,6 @@
 """PIMC's leaf: the perfect-information critic one play deep against rollouts to the round's end.
 
-    python benchmarks/exit_leaf.py RUN/checkpoint_000040.pt [--deals 200] [--worlds 32]
+    python experiments/exit_leaf.py RUN/checkpoint_000040.pt [--deals 200] [--worlds 32]
 
 Both players are the expert of expert iteration on the checkpoint's best network (PIMC on
 ``--worlds`` inferred worlds, the network's log-probability at 0.3 points a nat, the endgame
@@ -22,8 +22,12 @@ sys.path.insert(0, str(ROOT))
 import torch  # noqa: E402
 
 from agents.evaluation.matches import duplicate_match  # noqa: E402
-from agents.learning.expert import ExpertConfig, critic_leaf  # noqa: E402
-from agents.learning.network import PrivilegedCritic, read_checkpoint  # noqa: E402
+from agents.experimental.expert import (  # noqa: E402
+    ExpertConfig,
+    PrivilegedCritic,
+    critic_leaf,
+)
+from agents.learning.network import read_checkpoint  # noqa: E402
 from agents.learning.policy import load_learned, trained_table  # noqa: E402
 
 

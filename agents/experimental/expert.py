@@ -1,4 +1,6 @@
-"""The expert of expert iteration: self-play games played by a network with search around it,
+"""EXPERIMENTAL (expert iteration, ``agents.experimental.exit``).
+
+The expert of expert iteration: self-play games played by a network with search around it,
 recorded with what the search made of every legal move and the true hidden state.
 
 One *shard* is a fixed batch of games: its seed decides every deal and every decision's random
@@ -22,13 +24,41 @@ from typing import Any
 
 import numpy as np
 import torch
+from torch import nn
 
 from agents.learning.config import SearchConfig
-from agents.learning.network import NetworkConfig, PolicyValueNet, PrivilegedCritic
+from agents.learning.network import NetworkConfig, PolicyValueNet
 from agents.learning.policy import LearnedPolicy
 from bastra_env import Rules
 from bastra_env.layout import NUM_ACTIONS, OBSERVATION_SIZE, PRIVILEGED_SIZE
 from bastra_env.vector import VectorEnv
+
+
+class PrivilegedCritic(nn.Module):
+    """A value function that reads the observation and what the seat cannot see
+    (``bastra_env.layout.PRIVILEGED_SIZE``: every hand, the deck's order), trained beside the
+    policy (``critic: privileged``) to give PPO lower-variance advantages; the policy never reads
+    its input, and no player uses it."""
+
+    def __init__(
+        self, observation_size: int = OBSERVATION_SIZE, hidden: tuple[int, ...] = (256, 256)
+    ) -> None:
+        super().__init__()
+        self.observation_size = observation_size
+        layers: list[nn.Module] = []
+        width = observation_size + PRIVILEGED_SIZE
+        for size in hidden:
+            layers += [nn.Linear(width, size), nn.ReLU()]
+            width = size
+        layers.append(nn.Linear(width, 1))
+        self.net = nn.Sequential(*layers)
+
+    def forward(self, observation: torch.Tensor, privileged: torch.Tensor) -> torch.Tensor:
+        """observation ``[B, >= observation_size]``, privileged ``[B, PRIVILEGED_SIZE]`` ->
+        values ``[B]``."""
+        inputs = torch.cat([observation[:, : self.observation_size], privileged], dim=1)
+        return self.net(inputs).squeeze(-1)
+
 
 LEAVES = ("rollout", "value")
 """``ExpertConfig.leaf``: PIMC's worlds played to the round's end by the rollout policy, or
@@ -231,3 +261,9 @@ def critic_leaf(critic: PrivilegedCritic, reward_scale: float) -> Any:
 def concatenate(shards: list[dict[str, Any]]) -> dict[str, np.ndarray]:
     """The shards' decision arrays one after another, in the order given."""
     return {name: np.concatenate([s[name] for s in shards]) for name in SHARD_FIELDS}
+
+
+def play_expert_shard(shared: tuple[Weights, ExpertConfig], seed: int) -> dict[str, Any]:
+    """``play_shard`` with what every shard shares (the runners' ``play(shared, seed)``)."""
+    weights, config = shared
+    return play_shard(weights, config, seed)

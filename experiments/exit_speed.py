@@ -1,12 +1,12 @@
 """Expert iteration's throughput: searched self-play decisions per second in this process and on
 1 and 2 Ray actors, and the learner's samples per second, on the packaged 2p model.
 
-    python benchmarks/exit_speed.py [--shards 8] [--games 8] [--worlds 32]
+    python experiments/exit_speed.py [--shards 8] [--games 8] [--worlds 32]
 
 Each line plays the same shards (``exit_2p.yaml``'s expert: PIMC on ``--worlds`` inferred worlds,
 the endgame search on the last two deals), after one warm-up shard for the compiled kernels; the
 shards' data is the same on every line (checked). A searched decision is one with more than one
-legal move. The learner line trains on the data as ``agents.training.exit.learn`` does.
+legal move. The learner line trains on the data as ``agents.experimental.exit.learn`` does.
 """
 
 from __future__ import annotations
@@ -23,17 +23,18 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from agents.learning.expert import (  # noqa: E402
+from agents.experimental.exit import ExitConfig, ExitSection, LocalSelfPlay, learn, to_tensors  # noqa: E402  # noqa: E402
+from agents.experimental.expert import (  # noqa: E402
     SHARD_FIELDS,
     ExpertConfig,
+    PrivilegedCritic,
     Weights,
     concatenate,
+    play_expert_shard,
     shard_seed,
 )
-from agents.learning.network import PrivilegedCritic, build_model, read_checkpoint  # noqa: E402
+from agents.learning.network import build_model, read_checkpoint  # noqa: E402
 from agents.learning.policy import pretrained_path  # noqa: E402
-from agents.training.config import Config  # noqa: E402
-from agents.training.exit import LocalSelfPlay, learn, to_tensors  # noqa: E402
 from bastra_env import Rules  # noqa: E402
 
 
@@ -71,9 +72,9 @@ def main() -> None:
     print("| --- | --- | --- | --- | --- |")
     data = None
     for name, runner in runners:
-        runner.run(weights, expert, [shard_seed(1, 0, 0)])  # warm-up: compile, caches
+        runner.run(play_expert_shard, (weights, expert), [shard_seed(1, 0, 0)])  # warm-up
         started = time.perf_counter()
-        shards = runner.run(weights, expert, seeds)
+        shards = runner.run(play_expert_shard, (weights, expert), seeds)
         seconds = time.perf_counter() - started
         searched = sum(int(s["searched_decisions"]) for s in shards)
         decisions = sum(int(s["decisions"]) for s in shards)
@@ -82,7 +83,7 @@ def main() -> None:
         data = data or to_tensors(concatenate(shards))
         runner.close()
     assert data is not None
-    config = Config(algorithm="exit", exit_epochs=2, minibatch_size=512)
+    config = ExitConfig(algorithm="exit", exit=ExitSection(epochs=2, minibatch_size=512))
     critic = PrivilegedCritic(model.config.observation_size)
     optimizer = torch.optim.Adam([*model.parameters(), *critic.parameters()], lr=3e-4)
     for threads in (1, 2):

@@ -1,10 +1,10 @@
 """Expert iteration's policy targets, measured offline on a run's own data.
 
-    python benchmarks/exit_targets.py RUN/checkpoint_000008.pt RUN/checkpoint_000010.pt
+    python experiments/exit_targets.py RUN/checkpoint_000008.pt RUN/checkpoint_000010.pt
 
 Trains the packaged 2p network on the first checkpoint's data buffer (two passes, as
-``agents.training.exit.learn``) once per variant: the stored targets (the search's softmax at the
-run's temperature, 1 point), sharper targets (the same values at 0.3 points: ``p ** (1 / 0.3)``
+``agents.experimental.exit.learn``) once per variant: the stored targets (the search's softmax at
+the run's temperature, 1 point), sharper targets (the same values at 0.3 points: ``p ** (1 / 0.3)``
 renormalised, exactly the softmax at 0.3), and no value loss on the trunk. Each is then measured on
 the newest iteration of the second checkpoint's buffer (decisions it never trained on: how often
 its favourite is the search's) and played, network alone, against the packaged network alone on
@@ -23,11 +23,15 @@ sys.path.insert(0, str(ROOT))
 import torch  # noqa: E402
 
 from agents.evaluation.matches import duplicate_match  # noqa: E402
+from agents.experimental.exit import (  # noqa: E402
+    ExitConfig,
+    ExitSection,
+    learn,
+)
+from agents.experimental.expert import PrivilegedCritic  # noqa: E402
 from agents.learning.features import action_inputs_batch  # noqa: E402
-from agents.learning.network import PrivilegedCritic, build_model, read_checkpoint  # noqa: E402
+from agents.learning.network import build_model, read_checkpoint  # noqa: E402
 from agents.learning.policy import pretrained_path  # noqa: E402
-from agents.training.config import Config  # noqa: E402
-from agents.training.exit import learn  # noqa: E402
 from agents.training.ppo import network_player  # noqa: E402
 
 
@@ -59,7 +63,7 @@ def search_agreement(checkpoint: str, positions: int = 250) -> None:
     seeds, and 32 against 128 worlds, on searched decisions of the checkpoint's newest data."""
     import numpy as np
 
-    from agents.learning.expert import ExpertConfig
+    from agents.experimental.expert import ExpertConfig
     from agents.learning.policy import LearnedPolicy
 
     payload = read_checkpoint(checkpoint)
@@ -110,7 +114,9 @@ def main() -> None:
         critic = PrivilegedCritic(model.config.observation_size)
         optimizer = torch.optim.Adam([*model.parameters(), *critic.parameters()], lr=3e-4,
                                      eps=1e-5)  # fmt: skip
-        config = Config(algorithm="exit", exit_epochs=2, minibatch_size=512, vf_coef=vf_coef)
+        config = ExitConfig(
+            algorithm="exit", exit=ExitSection(epochs=2, minibatch_size=512, vf_coef=vf_coef)
+        )
         learn(model, critic, optimizer, [sharpen(b, temperature) for b in buffer], config,
               torch.Generator().manual_seed(0), torch.device("cpu"))  # fmt: skip
         result = duplicate_match(network_player(model, "new"), base, table="2p",

@@ -1,7 +1,7 @@
 """What the endgame search (``agents.search.endgame``) is worth: the heuristic player with and
 without it.
 
-    python benchmarks/endgame_gain.py [--deals 300] [--game-deals 100]
+    python experiments/endgame_gain.py [--deals 300] [--game-deals 100]
 
 Duplicate deals: "heuristic+search" plays the heuristic's moves until the endgame search applies
 (two players: the deck is empty; teams: the deck is empty and at most three cards in hand), then

@@ -1,4 +1,6 @@
-"""Expert iteration (``algorithm: exit``): the network learns what its own search finds.
+"""EXPERIMENTAL. Expert iteration (``algorithm: exit``): the network learns what its own search
+finds. It measured no better than the shipped path (docs/experiments.md, "Expert iteration"), so
+nothing that ships leads here; it stays runnable by its configs' names (``exit_smoke``).
 
     bastra train --config exit_smoke --run-dir runs/exit    # a tiny run on local Ray actors
     bastra train --config exit_2p                           # the 2p run
@@ -6,22 +8,22 @@
 
 Each iteration:
 
-1. **Self-play.** ``exit_games`` single rounds, in shards of ``exit_shard_games`` with fixed seeds
-   (``agents.learning.expert``), played on every seat by the *best* network so far with search
-   around it: PIMC on ``exit_worlds`` inferred worlds (its leaf the rollout policy, or the
-   perfect-information critic one play deep: ``exit_leaf``), the exact endgame search once the
-   deck is low, the network's log-probability added at ``exit_network_weight`` points a nat.
+1. **Self-play.** ``exit.games`` single rounds, in shards of ``exit.shard_games`` with fixed seeds
+   (``agents.experimental.expert``), played on every seat by the *best* network so far with search
+   around it: PIMC on ``exit.worlds`` inferred worlds (its leaf the rollout policy, or the
+   perfect-information critic one play deep: ``exit.leaf``), the exact endgame search once the
+   deck is low, the network's log-probability added at ``exit.network_weight`` points a nat.
    Every decision keeps the search's values of every legal move, the seat's observation, the
    hidden cards (every hand, the deck's order) and, at the round's end, its side's points. The
-   shards run in this process (``ray_workers: 0``) or on Ray actors
+   shards run in this process (``exit.ray_workers: 0``) or on Ray actors
    (``agents.integrations.ray_selfplay``); the data is the same either way.
-2. **Learning.** Over the newest ``exit_buffer`` iterations' decisions, ``exit_epochs`` passes:
-   the policy toward the softmax of the search's values over ``exit_temperature`` (cross-entropy
+2. **Learning.** Over the newest ``exit.buffer`` iterations' decisions, ``exit.epochs`` passes:
+   the policy toward the softmax of the search's values over ``exit.temperature`` (cross-entropy
    on the legal moves), the value head toward the round's points (``reward_scale``), and a
    perfect-information critic (observation + hidden cards, ``PrivilegedCritic``) toward the same:
-   the value ``exit_leaf: value`` searches with.
-3. **Gate.** The learner's network against the best one's, both alone, on ``exit_gate_deals``
-   duplicate deals (two rounds each): at ``exit_gate_win_rate`` or more the learner becomes the
+   the value ``exit.leaf: value`` searches with.
+3. **Gate.** The learner's network against the best one's, both alone, on ``exit.gate_deals``
+   duplicate deals (two rounds each): at ``exit.gate_win_rate`` or more the learner becomes the
    best, the self-play player of the next iteration. The figure is logged either way.
 4. **Curves.** The learner's network alone against ``eval_opponents`` (``eval.csv`` and
    ``curves.png``, by self-play decisions), the gate in ``metrics.csv``.
@@ -39,25 +41,87 @@ import csv
 import dataclasses
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import torch
 from tqdm import tqdm
 
 from agents.evaluation.matches import duplicate_match
-from agents.learning.expert import (
+from agents.experimental.expert import (
     SHARD_FIELDS,
     ExpertConfig,
+    PrivilegedCritic,
     Weights,
     concatenate,
-    play_shard,
+    play_expert_shard,
     shard_seed,
 )
 from agents.learning.features import PAD_ACTION, action_inputs_batch
-from agents.learning.network import PolicyValueNet, PrivilegedCritic, read_checkpoint
+from agents.learning.network import PolicyValueNet, read_checkpoint
 from agents.training import ppo
-from agents.training.config import Config
+from agents.training.command import register_trainer
+from agents.training.config import Config, register_algorithm, setting
+
+
+@dataclasses.dataclass
+class ExitSection:
+    """``exit:``: expert iteration (experimental)."""
+
+    iterations: int = setting(10, "int>0")
+    """Iterations of self-play, learning and gating."""
+    games: int = setting(64, "int>0")
+    """Self-play games (single rounds) an iteration, in shards of ``shard_games``."""
+    shard_games: int = setting(8, "int>0")
+    """Games a shard: the unit of work of one actor, with its own fixed seed."""
+    worlds: int = setting(32, "int>0")
+    """The expert's PIMC worlds a decision (inferred from the deal's plays)."""
+    temperature: float = setting(1.0, "float>0")
+    """Round points a unit of the policy target's logits."""
+    network_weight: float = setting(0.3, "float>=0")
+    """Points a nat of the network's log-probability added to each move's PIMC value."""
+    leaf: str = setting("rollout", "rollout|value")
+    """PIMC's leaf: "rollout" (to the round's end) or "value" (one play deep, then the
+    perfect-information critic)."""
+    buffer: int = setting(4, "int>0")
+    """Iterations of self-play data the learner trains on (the newest)."""
+    epochs: int = setting(2, "int>0")
+    """Passes over the buffer an iteration."""
+    gate_deals: int = setting(200, "int>0")
+    """Duplicate deals (x2 rounds) of the gate: the learner's network against the best one's."""
+    gate_win_rate: float = setting(0.5, "[0,1]")
+    """The learner becomes the self-play player when it wins at least this share of the gate."""
+    hidden: list[int] = setting([256, 256], "ints>0")
+    """Widths of the network's hidden layers (``init_from`` gives its own)."""
+    pair_width: int = setting(64, "int>0")
+    """Width of the network's (state, action) layer."""
+    learning_rate: float = setting(5e-4, "float>0")
+    """Adam's step size."""
+    minibatch_size: int = setting(512, "int>0")
+    """Decisions a gradient step."""
+    vf_coef: float = setting(0.5, "float>=0")
+    """Weight of the value losses."""
+    max_grad_norm: float = setting(0.5, "float>0")
+    """Gradients clipped to this norm."""
+    reward_scale: float = setting(0.05, "float>0")
+    """Round points to value units."""
+    eval_every: int = setting(25, "int>=0")
+    """Iterations between evaluations (0: only at the end)."""
+    checkpoint_every: int = setting(50, "int>0")
+    """Iterations between checkpoints."""
+    ray_workers: int = setting(0, "int>=0")
+    """Self-play on this many Ray actors; 0 plays the shards in this process."""
+
+
+@dataclasses.dataclass
+class ExitConfig(Config):
+    """A ``Config`` with the ``exit:`` section (``algorithm: exit``)."""
+
+    exit: ExitSection = dataclasses.field(default_factory=ExitSection)
+
+    SECTIONS: ClassVar[dict[str, str]] = {**Config.SECTIONS, "exit": "exit"}
+    EXTRA_SECTIONS: ClassVar[dict[str, type]] = {"exit": ExitSection}
+
 
 EXIT_METRICS = ["iteration", "plays", "searched", "selfplay_s", "searched_per_s", "samples",
                 "learn_s", "samples_per_s", "policy_loss", "target_kl", "agreement",
@@ -84,15 +148,15 @@ class ExitProgress:
 
 
 class LocalSelfPlay:
-    """The shards played one after another in this process (``ray_workers: 0``)."""
+    """The shards played one after another in this process (``exit.ray_workers: 0``)."""
 
     replaced = 0
 
-    def run(self, weights: Weights, config: ExpertConfig, seeds: list[int],
+    def run(self, play: Any, shared: Any, seeds: list[int],
             on_result: Any = None) -> list[dict[str, Any]]:  # fmt: skip
         results = []
         for i, seed in enumerate(seeds):
-            results.append(play_shard(weights, config, seed))
+            results.append(play(shared, seed))
             if on_result is not None:
                 on_result(i, results[-1])
         return results
@@ -117,43 +181,44 @@ class ShardProgress:
         self.bar.set_postfix(it=self.iteration, dps=f"{rate:,.0f}", **self.figures)
 
 
-def expert_config(config: Config) -> ExpertConfig:
+def expert_config(config: ExitConfig) -> ExpertConfig:
     """The self-play player and its record of a run's config."""
     return ExpertConfig(
         rules=config.rules.to_dict(),
-        worlds=config.exit_worlds,
-        temperature=config.exit_temperature,
-        network_weight=config.exit_network_weight,
-        leaf=config.exit_leaf,
-        games=config.exit_shard_games,
-        reward_scale=config.reward_scale,
+        worlds=config.exit.worlds,
+        temperature=config.exit.temperature,
+        network_weight=config.exit.network_weight,
+        leaf=config.exit.leaf,
+        games=config.exit.shard_games,
+        reward_scale=config.exit.reward_scale,
     )
 
 
-def make_runner(config: Config) -> Any:
+def make_runner(config: ExitConfig) -> Any:
     """Where the shards run: this process, or ``ray_workers`` Ray actors."""
-    if config.ray_workers == 0:
+    if config.exit.ray_workers == 0:
         return LocalSelfPlay()
     from agents.integrations.ray_selfplay import RaySelfPlay
 
-    return RaySelfPlay(config.ray_workers)
+    return RaySelfPlay(config.exit.ray_workers)
 
 
-def shard_seeds(config: Config, iteration: int) -> list[int]:
-    """The fixed seeds of an iteration's shards (``exit_games`` in ``exit_shard_games``)."""
-    shards = -(-config.exit_games // config.exit_shard_games)
+def shard_seeds(config: ExitConfig, iteration: int) -> list[int]:
+    """The fixed seeds of an iteration's shards (``exit.games`` in ``exit.shard_games``)."""
+    shards = -(-config.exit.games // config.exit.shard_games)
     return [shard_seed(config.seed, iteration, s) for s in range(shards)]
 
 
-def train_exit(config: Config, run_dir: Path, resume: str | None = None) -> dict[str, Any]:
+def train_exit(config: ExitConfig, run_dir: Path, resume: str | None = None) -> dict[str, Any]:
     """Run expert iteration (module docs) into ``run_dir``; the run's summary."""
     device = ppo.seed_everything(config)
     payload = read_checkpoint(resume) if resume else None
     threads = ppo.set_up_threads(config, payload.get("threads", 0) if payload else 0)
     writer = ppo.open_run_dir(run_dir, config)
-    cfg = dataclasses.replace(config, critic="privileged")  # the critic always learns here
-    model, critic, optimizer = ppo.build_learner(cfg, device)
-    assert critic is not None
+    model, _ = ppo.build_learner(config, device)
+    critic = PrivilegedCritic(model.config.observation_size, tuple(config.exit.hidden)).to(device)
+    parameters = [*model.parameters(), *critic.parameters()]  # the critic always learns here
+    optimizer = torch.optim.Adam(parameters, lr=config.exit.learning_rate, eps=1e-5, fused=True)
     best = copy.deepcopy(model)
     progress = ExitProgress(threads=threads)
     buffer: list[dict[str, torch.Tensor]] = []
@@ -172,23 +237,24 @@ def train_exit(config: Config, run_dir: Path, resume: str | None = None) -> dict
     expert = expert_config(config)
     runner = make_runner(config)
     shards_per_iteration = len(shard_seeds(config, 0))
-    bar = tqdm(total=config.exit_iterations * shards_per_iteration,
+    bar = tqdm(total=config.exit.iterations * shards_per_iteration,
                initial=progress.iteration * shards_per_iteration, unit="shard",
                dynamic_ncols=True)  # fmt: skip
     figures: dict[str, Any] = {}
     try:
-        while progress.iteration < config.exit_iterations:
+        while progress.iteration < config.exit.iterations:
             started = time.perf_counter()
             iteration = progress.iteration + 1
-            leaf_critic = critic if config.exit_leaf == "value" else None
+            leaf_critic = critic if config.exit.leaf == "value" else None
             weights = Weights.of(best, leaf_critic)
             shard_done = ShardProgress(bar, iteration, figures)
 
             clock = time.perf_counter()
-            shards = runner.run(weights, expert, shard_seeds(config, iteration), shard_done)
+            seeds = shard_seeds(config, iteration)
+            shards = runner.run(play_expert_shard, (weights, expert), seeds, shard_done)
             selfplay_s = time.perf_counter() - clock
             data = to_tensors(concatenate(shards))
-            buffer = (buffer + [data])[-config.exit_buffer :]
+            buffer = (buffer + [data])[-config.exit.buffer :]
 
             clock = time.perf_counter()
             stats = learn(model, critic, optimizer, buffer, config, generator, device)
@@ -196,11 +262,11 @@ def train_exit(config: Config, run_dir: Path, resume: str | None = None) -> dict
 
             gate = duplicate_match(
                 ppo.network_player(model, "learner"), ppo.network_player(best, "best"),
-                table=config.table, deals=config.exit_gate_deals, mode="round",
+                table=config.table, deals=config.exit.gate_deals, mode="round",
                 seed=20_000_000 + 1_000 * iteration + config.seed, names=("learner", "best"),
                 num_threads=threads,
             )  # fmt: skip
-            accepted = gate.win_rate >= config.exit_gate_win_rate
+            accepted = gate.win_rate >= config.exit.gate_win_rate
             if accepted:
                 best.load_state_dict(model.state_dict())
                 progress.best_iteration = iteration
@@ -224,12 +290,12 @@ def train_exit(config: Config, run_dir: Path, resume: str | None = None) -> dict
             log_row(metrics_path, writer, row)
             step = ppo.Progress(update=iteration, env_steps=progress.plays)
             eval_row(run_dir, step, GATE, gate)
-            if config.eval_every and iteration % config.eval_every == 0:
+            if config.exit.eval_every and iteration % config.exit.eval_every == 0:
                 found = ppo.evaluate_learner(model, config, run_dir, writer, step, threads)
                 figures = {f"vs_{k}": f"{v:.0%}" for k, v in found.items()}
             figures["gate"] = f"{gate.win_rate:.0%}{'+' if accepted else '-'}"
             bar.set_postfix(it=iteration, dps=f"{searched / selfplay_s:,.0f}", **figures)
-            if iteration % config.checkpoint_every == 0 or iteration == config.exit_iterations:
+            if iteration % config.exit.checkpoint_every == 0 or iteration == config.exit.iterations:
                 path = run_dir / f"checkpoint_{iteration:06d}.pt"
                 save_exit_checkpoint(path, model, critic, best, optimizer, config, progress,
                                      buffer, generator)  # fmt: skip
@@ -262,11 +328,11 @@ def learn(
     critic: PrivilegedCritic,
     optimizer: torch.optim.Optimizer,
     buffer: list[dict[str, torch.Tensor]],
-    config: Config,
+    config: ExitConfig,
     generator: torch.Generator,
     device: torch.device,
 ) -> dict[str, float]:
-    """``exit_epochs`` passes over the buffer's decisions in shuffled minibatches (module docs);
+    """``exit.epochs`` passes over the buffer's decisions in shuffled minibatches (module docs);
     the mean losses, the target's KL from the policy, the share of searched decisions where the
     network's favourite is the target's, and the samples seen."""
     data = {name: torch.cat([part[name] for part in buffer]) for name in SHARD_FIELDS}
@@ -275,10 +341,10 @@ def learn(
     agree, searched, batches = 0, 0, 0
     pad = torch.zeros(1, dtype=torch.float32)
     model.train()
-    for _ in range(config.exit_epochs):
+    for _ in range(config.exit.epochs):
         order = torch.randperm(size, generator=generator)
-        for start in range(0, size, config.minibatch_size):
-            mb = order[start : start + config.minibatch_size]
+        for start in range(0, size, config.exit.minibatch_size):
+            mb = order[start : start + config.exit.minibatch_size]
             obs = data["obs"][mb].float()
             actions, features = action_inputs_batch(obs.numpy(), data["mask"][mb].numpy())
             actions_t = torch.from_numpy(actions)
@@ -295,11 +361,11 @@ def learn(
             value_loss = 0.5 * (values - returns).pow(2).mean()
             judged = critic(obs_d, data["privileged"][mb].float().to(device))
             critic_loss = 0.5 * (judged - returns).pow(2).mean()
-            loss = policy_loss + config.vf_coef * (value_loss + critic_loss)
+            loss = policy_loss + config.exit.vf_coef * (value_loss + critic_loss)
             optimizer.zero_grad()
             loss.backward()
             for module in (model, critic):
-                torch.nn.utils.clip_grad_norm_(module.parameters(), config.max_grad_norm)
+                torch.nn.utils.clip_grad_norm_(module.parameters(), config.exit.max_grad_norm)
             optimizer.step()
             with torch.no_grad():
                 rows = data["searched"][mb].to(device)
@@ -313,7 +379,7 @@ def learn(
     model.eval()
     stats = {name: value / max(batches, 1) for name, value in totals.items()}
     stats["agreement"] = agree / max(searched, 1)
-    stats["samples"] = size * config.exit_epochs
+    stats["samples"] = size * config.exit.epochs
     return stats
 
 
@@ -342,7 +408,7 @@ def save_exit_checkpoint(
     critic: PrivilegedCritic,
     best: PolicyValueNet,
     optimizer: torch.optim.Optimizer,
-    config: Config,
+    config: ExitConfig,
     progress: ExitProgress,
     buffer: list[dict[str, torch.Tensor]],
     generator: torch.Generator,
@@ -386,3 +452,7 @@ def restore_exit(
     generator.set_state(payload["generator"])
     torch.set_rng_state(payload["torch_rng"])
     return ExitProgress(**payload["exit_progress"]), list(payload["buffer"])
+
+
+register_algorithm("exit", ExitConfig, Path(__file__).resolve().parent / "configs")
+register_trainer("exit", train_exit)

@@ -1,14 +1,15 @@
 """What inference from the deal's plays is worth: one player against one opponent on duplicate
 deals, the running figures printed every ``--chunk`` deals.
 
-    python benchmarks/inference_gain.py pimc:64:infer heuristic --mode round --deals 300 --seed 1000
-    python benchmarks/inference_gain.py bastra_2p:infer pimc:64 --deals 150 --seed 2026
-    python benchmarks/inference_gain.py bastra_4p_teams:infer heuristic --table 4p_teams
-    python benchmarks/inference_gain.py bastra_2p:infer heuristic --no-opponent-model
-    python benchmarks/inference_gain.py bastra_2p:infer heuristic --objective game
-    python benchmarks/inference_gain.py bastra_2p:infer heuristic --model-weight 0
-    python benchmarks/inference_gain.py bastra_2p:infer pimc:64:infer --network-weight 0.1
-    python benchmarks/inference_gain.py bastra_2p:infer pimc:64:infer --rollout-model-weight 0.5
+    python experiments/inference_gain.py pimc:64:infer heuristic --mode round --deals 300 \\
+        --seed 1000
+    python experiments/inference_gain.py bastra_2p:infer pimc:64 --deals 150 --seed 2026
+    python experiments/inference_gain.py bastra_4p_teams:infer heuristic --table 4p_teams
+    python experiments/inference_gain.py bastra_2p:infer heuristic --no-opponent-model
+    python experiments/inference_gain.py bastra_2p:infer heuristic --objective game
+    python experiments/inference_gain.py bastra_2p:infer heuristic --model-weight 0
+    python experiments/inference_gain.py bastra_2p:infer pimc:64:infer --network-weight 0.1
+    python experiments/inference_gain.py bastra_2p:infer pimc:64:infer --rollout-model-weight 0.5
 
 Players are ``make_policy`` names with their default seeds (``pimc:64``, ``pimc:64:infer``,
 ``bastra_2p``, ``bastra_2p:infer``, ...); in the team game a side is two copies of a player. Deal

@@ -1,7 +1,7 @@
 """Can the network learn the endgame search by copying its moves?
 
-    python benchmarks/endgame_distill.py                    # the figures of docs/experiments.md
-    python benchmarks/endgame_distill.py --rounds 128 --deals 50 --epochs 1   # a quick look
+    python experiments/endgame_distill.py                    # the figures of docs/experiments.md
+    python experiments/endgame_distill.py --rounds 128 --deals 50 --epochs 1   # a quick look
 
 1. **Data.** Self-play single rounds of the packaged 2p network: outside the endgame each seat
    samples the network's policy (half of those decisions are kept, as anchors); in the endgame

@@ -1,6 +1,6 @@
 """Networks together: is an ensemble of trained networks stronger than each alone?
 
-    python benchmarks/ensemble_strength.py bastra_2p runs/ppo2p_priv15m/final.pt
+    python experiments/ensemble_strength.py bastra_2p runs/ppo2p_priv15m/final.pt
 
 The ensemble plays the legal move with the highest mean log-probability over its networks (no
 search, greedy, as ``MODEL:network``); it plays full games on duplicate deals against the

@@ -1,0 +1,7 @@
+"""EXPERIMENTAL: what was tried and measured no better than what ships, kept runnable for the
+research log (docs/experiments.md). Nothing that ships imports it (an import-linter contract);
+the training front loads it so that its configs run by name.
+
+- ``exit``, ``expert``: expert iteration (``algorithm: exit``; configs ``exit_smoke``,
+  ``exit_2p``, ``exit_4p_teams`` in ``configs/``).
+"""
