@@ -816,25 +816,6 @@ def shuffled_deck(seed: int, round_number: int) -> list[int]:
 
 # ------------------------------------------------------------------------- rewards
 @njit(cache=True)
-def encode_privileged(state: np.ndarray, rules: np.ndarray, seat: int, out: np.ndarray) -> None:
-    """Write what ``seat`` cannot see into ``out`` (float32, ``layout.PRIVILEGED_SIZE``): every
-    hand by the observation's seat slots, then the undealt cards in their order. For a critic
-    that trains beside the policy; a player never reads it."""
-    n = rules[R_PLAYERS]
-    for i in range(out.shape[0]):
-        out[i] = 0.0
-    for offset in range(n):
-        slot = _SLOT_TABLE[n, offset]
-        cards = state[HANDS + (seat + offset) % n]
-        while cards:
-            out[NUM_CARDS * slot + lowest_card(cards)] = 1.0
-            cards &= cards - 1
-    at = MAX_SEATS * NUM_CARDS
-    for k in range(state[DECK_LEN] - state[DECK_POS]):
-        out[at + state[DECK + state[DECK_POS] + k]] = 1.0 - k / NUM_CARDS
-
-
-@njit(cache=True)
 def step_rewards(state: np.ndarray, rules: np.ndarray, points_mode: int, out: np.ndarray) -> None:
     """What the latest play paid each seat (``out[seat]``), as the AEC env's rewards:
     ``points_mode`` 1 pays each round's points minus the mean points of the other sides when

@@ -87,11 +87,6 @@ OBSERVED_CAP = next(high for name, _, high, _ in OBSERVATION_LAYOUT if name == "
 RELATIVE_SLOTS = {2: (0, 1), 3: (0, 1, 3), 4: (0, 1, 2, 3)}
 """Seat offset (0 = me, 1 = left, ...) -> observation slot (me, left, opposite, right)."""
 
-PRIVILEGED_SIZE = MAX_SEATS * NUM_CARDS + NUM_CARDS
-"""What a seat cannot see, for a training critic only (``compiled_rules.encode_privileged``): every
-seat's hand, slot by slot as in the observation (me, left, opposite, right), then the deck's
-undealt cards, each at ``1 - k / 52`` where it is the ``k``-th still to come (its order)."""
-
 
 def observation_high() -> np.ndarray:
     """The upper bound of every observation entry (the lower bound is 0)."""

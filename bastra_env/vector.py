@@ -71,7 +71,6 @@ from .cards import NUM_CARDS, parse_deck
 from .layout import (
     NUM_ACTIONS,
     OBSERVATION_SIZE,
-    PRIVILEGED_SIZE,
     REWARD_MODES,
     SLOTS_PER_CARD,
     observation_high,
@@ -215,14 +214,6 @@ def _step(
         K.legal_slots(s, rules, work)
         current[i] = s[K.CURRENT]
         K.encode(s, rules, s[K.CURRENT], obs[i], mask[i])
-
-
-@njit(cache=True, nogil=True)
-def _privileged(states: np.ndarray, rules: np.ndarray, rows: np.ndarray, out: np.ndarray) -> None:
-    """``out[r]``: what the seat to move in game ``rows[r]`` cannot see (``encode_privileged``)."""
-    for r in range(rows.shape[0]):
-        s = states[rows[r]]
-        K.encode_privileged(s, rules, s[K.CURRENT], out[r])
 
 
 @njit(cache=True, nogil=True)
@@ -462,18 +453,6 @@ class VectorEnv:
                 a["terminated"], a["illegal"], a["winner"], a["final_scores"], a["round_ended"],
                 a["game_seed"])  # fmt: skip
         return self._out()
-
-    def privileged(self, rows: Any = None) -> np.ndarray:
-        """``float32[len(rows), PRIVILEGED_SIZE]``: what the seat to move in each of the games
-        ``rows`` (all by default) cannot see: every hand and the deck's order
-        (``layout.PRIVILEGED_SIZE``). For a critic that learns beside the policy during
-        training (``critic: privileged``); no player may read it."""
-        if not self._ready:
-            raise RuntimeError("call reset() before privileged()")
-        rows = self._all if rows is None else np.asarray(rows, dtype=np.int64)
-        out = np.empty((len(rows), PRIVILEGED_SIZE), dtype=np.float32)
-        _privileged(self.states, self._rules_row, rows, out)
-        return out
 
     def sample_legal(self, rng: np.random.Generator | None = None) -> np.ndarray:
         """A uniformly random legal action of every game (``int64[num_envs]``), picked on the

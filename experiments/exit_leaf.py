@@ -27,6 +27,7 @@ from agents.experimental.expert import (  # noqa: E402
     PrivilegedCritic,
     critic_leaf,
 )
+from agents.experimental.privileged import ValueLeafPIMC  # noqa: E402
 from agents.learning.network import read_checkpoint  # noqa: E402
 from agents.learning.policy import load_learned, trained_table  # noqa: E402
 
@@ -59,12 +60,13 @@ def main() -> None:
     table = trained_table(payload) or "2p"
     search = ExpertConfig(rules=payload["rules"], worlds=args.worlds).search()
     critic = PrivilegedCritic(payload["network"]["observation_size"],
-                              tuple(payload["config"]["hidden"]))  # fmt: skip
+                              tuple(payload["config"]["exit"]["hidden"]))  # fmt: skip
     critic.load_state_dict(payload["critic"])
     critic.eval()
     value = load_learned(args.checkpoint, search=search, name="value leaf")
     assert value.pimc is not None
-    value.pimc.leaf = critic_leaf(critic, payload["config"]["reward_scale"])
+    leaf = critic_leaf(critic, payload["config"]["exit"]["reward_scale"])
+    value.pimc = ValueLeafPIMC.around(value.pimc, leaf)
     rollout = load_learned(args.checkpoint, search=search, name="rollout leaf")
     a, b = Timed(value, "value leaf"), Timed(rollout, "rollout leaf")
     result = duplicate_match(a, b, table=table, deals=args.deals, mode="round", seed=args.seed,

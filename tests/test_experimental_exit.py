@@ -24,6 +24,7 @@ from agents.experimental.expert import (
     play_shard,
     shard_seed,
 )
+from agents.experimental.privileged import ValueLeafPIMC, leaf_inputs, privileged
 from agents.learning.network import NetworkConfig, PolicyValueNet
 from agents.search import world_kernels as S
 from agents.search.players import PIMCPolicy
@@ -103,7 +104,7 @@ def test_the_value_leaf_sees_the_next_seat_and_the_round_end_exactly():
         obs = state["observation"][0]
         position, rules, cards, sizes = position_of(obs)
         worlds = S.uniform_worlds(position, cards, sizes, 3, np.array([5], dtype=np.uint64))
-        seen, hidden, mine, ended, exact = S.leaf_inputs(position, rules, worlds)
+        seen, hidden, mine, ended, exact = leaf_inputs(position, rules, worlds)
         moves = int(state["action_mask"][0].sum())
         assert seen.shape[0] == 3 * moves
         live = ~ended
@@ -122,11 +123,10 @@ def test_the_value_leaf_sees_the_next_seat_and_the_round_end_exactly():
     observation = {"observation": env._arrays["observation"][0],
                    "action_mask": env._arrays["action_mask"][0]}  # fmt: skip
     pimc = PIMCPolicy(8, seed=0, endgame=False)
-    pimc.leaf = lambda obs, hidden, mine: np.full(len(obs), 2.5)
-    values = pimc.action_values(observation)
+    leafed = ValueLeafPIMC.around(pimc, lambda obs, hidden, mine: np.full(len(obs), 2.5))
+    values = leafed.action_values(observation)
     assert set(values.values()) == {2.5}
-    pimc.leaf = None
-    assert len(set(PIMCPolicy(8, seed=0).action_values(observation).values())) > 1
+    assert len(set(pimc.action_values(observation).values())) > 1  # the search it came from
 
 
 def test_the_value_leaf_plays_a_shard_with_the_critic():
@@ -195,7 +195,7 @@ def test_the_privileged_critic_reads_hidden_cards_the_policy_never_sees():
         mask = np.zeros(NUM_ACTIONS, dtype=np.uint8)
         K.legal_slots(state, venv._rules_row, K.capture_work())
         K.encode(state, venv._rules_row, seat, obs, mask)
-        return obs[None], mask[None].astype(bool), venv.privileged()
+        return obs[None], mask[None].astype(bool), privileged(venv)
 
     torch.manual_seed(0)
     actor, critic = PolicyValueNet(), PrivilegedCritic()

@@ -26,17 +26,18 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.experimental.privileged import PRIVILEGED_SIZE, ValueLeafPIMC, privileged
 from agents.learning.config import SearchConfig
 from agents.learning.network import NetworkConfig, PolicyValueNet
 from agents.learning.policy import LearnedPolicy
 from bastra_env import Rules
-from bastra_env.layout import NUM_ACTIONS, OBSERVATION_SIZE, PRIVILEGED_SIZE
+from bastra_env.layout import NUM_ACTIONS, OBSERVATION_SIZE
 from bastra_env.vector import VectorEnv
 
 
 class PrivilegedCritic(nn.Module):
     """A value function that reads the observation and what the seat cannot see
-    (``bastra_env.layout.PRIVILEGED_SIZE``: every hand, the deck's order), trained beside the
+    (``agents.experimental.privileged``: every hand, the deck's order), trained beside the
     policy (``critic: privileged``) to give PPO lower-variance advantages; the policy never reads
     its input, and no player uses it."""
 
@@ -193,7 +194,7 @@ def play_shard(weights: Weights, config: ExpertConfig, seed: int) -> dict[str, A
     player = LearnedPolicy(model, config.search(), seed=seed % (1 << 31), name="expert")
     if config.leaf == "value":
         assert player.pimc is not None and critic is not None
-        player.pimc.leaf = critic_leaf(critic, config.reward_scale)
+        player.pimc = ValueLeafPIMC.around(player.pimc, critic_leaf(critic, config.reward_scale))
     env = VectorEnv(config.games, rules=rules, reward="points", num_threads=1)
     state = env.reset(seed=seed)
     rng = np.random.default_rng(seed)
@@ -203,7 +204,7 @@ def play_shard(weights: Weights, config: ExpertConfig, seed: int) -> dict[str, A
     searched = 0
     while live.any():
         games = np.flatnonzero(live)
-        privileged = env.privileged(games)
+        hidden = privileged(env, games)
         actions = np.empty(len(games), dtype=np.int64)
         for k, g in enumerate(games):
             obs, mask = state["observation"][g], state["action_mask"][g]
@@ -223,7 +224,7 @@ def play_shard(weights: Weights, config: ExpertConfig, seed: int) -> dict[str, A
                 searched += 1
             open_rows[g].append((len(rows["obs"]), int(state["current_player"][g])))
             rows["obs"].append(obs.astype(np.float16))
-            rows["privileged"].append(privileged[k].astype(np.float16))
+            rows["privileged"].append(hidden[k].astype(np.float16))
             rows["mask"].append(mask.copy())
             rows["target"].append(target.astype(np.float16))
             rows["value"].append(0.0)

@@ -166,12 +166,6 @@ class PIMCPolicy(_SearchPolicy):
             rollout_model_weight, self.opponent_model
         )
         """The modelled rollouts' share of a move's value (the rest: the rollout policy's)."""
-        self.leaf: Any = None
-        """A value function in place of the rollouts (``None``: roll out to the round's end):
-        called with the observations and hidden inputs of the seats to move one play after each
-        move in each world (``world_kernels.leaf_inputs``) and whether each is on my side, it
-        returns my side's expected round point difference from there (expert iteration's
-        ``leaf="value"``: ``agents.experimental.expert.critic_leaf``)."""
 
     def action_values(
         self, observation: Observation, rollout_model_weight: float | None = None
@@ -202,26 +196,32 @@ class PIMCPolicy(_SearchPolicy):
                 worlds = inferred_worlds(position, rules, cards, sizes, step, rng)
             else:
                 worlds = S.uniform_worlds(position, cards, sizes, step, rng)
-            if self.leaf is not None:  # one play deep, the rest by the value function
-                obs, hidden, mine, ended, exact = S.leaf_inputs(position, rules, worlds)
-                values = np.where(ended, exact, self.leaf(obs, hidden, mine))
-                leaf_sums[:] += values.reshape(step, n).sum(axis=0)
-                return
-            if share > 0:
-                S.pimc_worlds(position, rules, worlds, modelled_sums, True, equity)
-            if share < 1:
-                S.pimc_worlds(position, rules, worlds, plain_sums, False, equity)
+            self.value_worlds(position, rules, worlds, share, equity, modelled_sums, plain_sums)
 
-        leaf_sums = np.zeros(n)
         samples = self._budget_loop(run, chunk=8)
-        if self.leaf is not None:
-            values = leaf_sums / samples
-        else:
-            values = (share * modelled_sums + (1 - share) * plain_sums) / samples
+        values = (share * modelled_sums + (1 - share) * plain_sums) / samples
         prior = self._prior(observation)
         if self.prior is not None:  # the network breaks near-ties: a point is worth 10x a nat
             values = values + 0.1 * np.log(np.maximum(prior[actions], 1e-9))
         return dict(zip(actions.tolist(), values.tolist(), strict=True))
+
+    def value_worlds(
+        self,
+        position: np.ndarray,
+        rules: np.ndarray,
+        worlds: np.ndarray,
+        share: float,
+        equity: np.ndarray,
+        modelled_sums: np.ndarray,
+        plain_sums: np.ndarray,
+    ) -> None:
+        """Add each legal move's end value in each of ``worlds`` to the sums (``legal_slots``'
+        order): the modelled rollouts' to ``modelled_sums`` where ``share > 0``, the rollout
+        policy's to ``plain_sums`` where ``share < 1``."""
+        if share > 0:
+            S.pimc_worlds(position, rules, worlds, modelled_sums, True, equity)
+        if share < 1:
+            S.pimc_worlds(position, rules, worlds, plain_sums, False, equity)
 
 
 class ISMCTSPolicy(_SearchPolicy):

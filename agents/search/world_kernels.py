@@ -60,7 +60,6 @@ from bastra_env.compiled_rules import (
     card_captures,
     card_points,
     encode,
-    encode_privileged,
     legal_slots,
     lowest_card,
     popcount,
@@ -73,7 +72,6 @@ from bastra_env.layout import (
     MAX_LEGAL,
     NUM_ACTIONS,
     OBSERVATION_SIZE,
-    PRIVILEGED_SIZE,
     SLOTS_PER_CARD,
 )
 
@@ -320,44 +318,6 @@ def pimc_worlds(
     for w in range(worlds.shape[0]):
         _add_world(base, n, worlds[w], rules, state, work, sums, modelled, equity, obs, mask,
                    est)  # fmt: skip
-
-
-@njit(cache=True)
-def leaf_inputs(
-    position: np.ndarray, rules: np.ndarray, worlds: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """PIMC one play deep, for a value function of the full state: each legal move ``i`` of
-    ``position`` (``legal_slots``' order) played in each world ``w`` (row ``w * n + i``). Returns
-    (the observation of the seat to move after it ``float32[W*n, OBSERVATION_SIZE]``, what that
-    seat cannot see ``float32[W*n, PRIVILEGED_SIZE]``, whether it is on the searching side
-    ``bool[W*n]``, whether the move ended the round ``bool[W*n]``, and then the round's point
-    difference for the searching side ``float64[W*n]``)."""
-    work = np.empty(WORK_SIZE, dtype=np.int64)
-    base = position.copy()
-    n = legal_slots(base, rules, work)
-    rows = worlds.shape[0] * n
-    obs = np.zeros((rows, OBSERVATION_SIZE), dtype=np.float32)
-    hidden = np.zeros((rows, PRIVILEGED_SIZE), dtype=np.float32)
-    mine = np.zeros(rows, dtype=np.bool_)
-    ended = np.zeros(rows, dtype=np.bool_)
-    exact = np.zeros(rows)
-    mask = np.empty(NUM_ACTIONS, dtype=np.int8)
-    state = np.empty_like(position)
-    for w in range(worlds.shape[0]):
-        for i in range(n):
-            row = w * n + i
-            state[:] = worlds[w]
-            action = base[MOVE_ACTIONS + i]
-            if apply_move(state, rules, action // SLOTS_PER_CARD, base[MOVE_CAPTURES + i]):
-                ended[row] = True
-                exact[row] = round_value(state, rules, 0)
-                continue
-            legal_slots(state, rules, work)
-            seat = state[CURRENT]
-            encode(state, rules, seat, obs[row], mask)
-            encode_privileged(state, rules, seat, hidden[row])
-            mine[row] = _mine(rules, seat)
-    return obs, hidden, mine, ended, exact
 
 
 # ------------------------------------------------------------------------- the modelled endgame
