@@ -536,7 +536,8 @@ def _fields_help(cls: type[Config]) -> str:
     groups: list[tuple[str, type]] = [("", cls), *sections.items()]
     for name, group in groups:
         docs = field_docs(group)
-        title = (inspect.getdoc(group) or "").splitlines()[0] if name else "top level:"
+        doc = (inspect.getdoc(group) or "").split("\n\n")[0]
+        title = " ".join(doc.replace("``", "").split()) if name else "top level:"
         lines += ["", f"  {title}"]
         for f in dataclasses.fields(group):
             if f.name in sections:
