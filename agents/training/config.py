@@ -537,7 +537,8 @@ def _fields_help(cls: type[Config]) -> str:
     for name, group in groups:
         docs = field_docs(group)
         doc = (inspect.getdoc(group) or "").split("\n\n")[0]
-        title = " ".join(doc.replace("``", "").split()) if name else "top level:"
+        plain = doc.replace("``", "").replace(":: ", " - ")
+        title = " ".join(plain.split()) if name else "top level:"
         lines += ["", f"  {title}"]
         for f in dataclasses.fields(group):
             if f.name in sections:
