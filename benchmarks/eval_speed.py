@@ -8,7 +8,9 @@
   time (``agents.evaluate.play_game``: how evaluation ran before the vector env), on fewer games.
 
 Both play full games to 100 with ``load_policy``'s defaults (network plus endgame search), on one
-torch thread. Prints games/s for each, measured in this run, and their ratio.
+core (the process pinned to it: a second core shared with other work slows the batched games
+several times over, and unevenly). Prints games/s for each, measured in this run, and their
+ratio.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import sys
 import time
 from pathlib import Path
 
+import numba
 import torch
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,6 +29,7 @@ sys.path.insert(0, str(ROOT))
 import bastra_env  # noqa: E402
 from agents import HeuristicPolicy, SearchConfig, load_policy  # noqa: E402
 from agents.evaluation.matches import duplicate_match, play_game  # noqa: E402
+from benchmarks import pin_to_one_core  # noqa: E402
 
 
 def main() -> None:
@@ -35,6 +39,8 @@ def main() -> None:
     parser.add_argument("--no-endgame", action="store_true")
     parser.add_argument("--seed", type=int, default=2026)
     args = parser.parse_args()
+    pin_to_one_core()
+    numba.set_num_threads(1)
     torch.set_num_threads(1)
     search = SearchConfig(endgame=not args.no_endgame)
     model = load_policy(str(ROOT / "agents/pretrained/bastra_2p.pt"), search)

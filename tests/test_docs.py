@@ -1,12 +1,13 @@
 """Docs that cannot drift: every ```python block of README.md and docs/ runs as written, README's
-links land on files and headings of the repository, and every module of both packages is named
-on the architecture page.
+links land on files and headings of the repository, every module of both packages is named on
+the architecture page, and the quick run's figures are those of the file that measured them.
 
 A block that must not run says so, and why, on the line before it: ``<!-- no-run: reason -->``.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -156,3 +157,20 @@ def test_every_module_is_named_on_the_architecture_page():
     assert len(modules) > 40, modules
     missing = [module for module in modules if not named_on_page(module, page)]
     assert not missing, f"modules not named on docs/architecture.md: {missing}"
+
+
+# The quick run's figures --------------------------------------------------------------------
+
+
+def test_the_quick_run_is_quoted_as_measured():
+    """The README's first command is timed once, by ``benchmarks/quick_run.py``, into
+    ``docs/quick_run.json``; the pages that quote its time and win rates quote that file."""
+    run = json.loads((ROOT / "docs" / "quick_run.json").read_text(encoding="utf-8"))
+    time = f"{run['plays']:,} plays: {run['train_seconds']} s of training, {run['wall_seconds']} s"
+    rates = [f"{rate}%" for rate in run["win_rates"].values()]
+    quoted = {"README.md": [time, *rates], "docs/getting-started.md": [time, *rates],
+              "docs/speed.md": [time]}  # fmt: skip
+    for page, figures in quoted.items():
+        text = " ".join((ROOT / page).read_text(encoding="utf-8").split())
+        for figure in figures:
+            assert figure in text, f"{page} does not quote '{figure}' (docs/quick_run.json)"
