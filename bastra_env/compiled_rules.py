@@ -305,34 +305,35 @@ def bastra_kind(card: int, capture: int, board: int) -> int:
 # ------------------------------------------------------------------------- scoring (R12-R16)
 # The one place the scoring is written: the engine scores a round with these, and the search
 # kernels (``agents.search``) score their plays and rounds with them, reading the rules row.
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def scored_bastra(card: int, capture: int, board: int, plays: int, rules: np.ndarray) -> int:
     """The bastra (``NO_BASTRA``, ``BASTRA``, ``JACK_BASTRA``) that playing ``card`` taking
     ``capture`` off ``board`` scores as play ``plays + 1`` of the round: R12, and on the round's
     last play only where ``last_play_bastra`` says so."""
-    if plays + 1 >= PLAYS_PER_ROUND and rules[R_LAST_PLAY_BASTRA] == 0:
-        return NO_BASTRA
+    if capture != board or (plays + 1 >= PLAYS_PER_ROUND and rules[R_LAST_PLAY_BASTRA] == 0):
+        return NO_BASTRA  # (the common case: a capture that leaves cards on the board)
     return bastra_kind(card, capture, board)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def bastra_points(bastras: int, jack_bastras: int, rules: np.ndarray) -> int:
     """R12: what ``bastras`` bastras and ``jack_bastras`` jack bastras score."""
     return bastras * rules[R_BASTRA] + jack_bastras * rules[R_JACK_BASTRA]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def capture_points(card: int, capture: int, board: int, plays: int, rules: np.ndarray) -> int:
     """R12, R14: the points playing ``card`` taking ``capture`` (non-zero) off ``board`` as play
     ``plays + 1`` makes at once: the card points of the cards taken and the card played, and
     the bastra's where it scores one (``scored_bastra``)."""
-    kind = scored_bastra(card, capture, board, plays, rules)
-    return card_points(capture | (1 << card)) + bastra_points(
-        int(kind == BASTRA), int(kind == JACK_BASTRA), rules
-    )
+    points = card_points(capture | (1 << card))
+    if capture == board:  # only a capture of the whole board is a bastra
+        kind = scored_bastra(card, capture, board, plays, rules)
+        points += bastra_points(int(kind == BASTRA), int(kind == JACK_BASTRA), rules)
+    return points
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def most_cards_points(cards: int, most: int, rules: np.ndarray) -> int:
     """R15: a side with ``cards`` captured cards, ``most`` being the most any side has."""
     return rules[R_MOST_CARDS] if cards == most else 0

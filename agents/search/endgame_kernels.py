@@ -62,6 +62,14 @@ _SLOTS = SLOTS_PER_CARD
 
 
 @njit(cache=True)
+def _gain(card: int, capture: int, board: int, plays: int, rules: np.ndarray) -> int:
+    """The engine's ``capture_points`` (inlined wherever it is called), behind a call of its own
+    so that the search loop keeps its rare bastra branch out of line: the two-deal search ran a
+    few percent faster so than with it inlined (min of 7 timings, one core)."""
+    return capture_points(card, capture, board, plays, rules)
+
+
+@njit(cache=True)
 def _round_points(
     board: int, last: int, mine: int, theirs: int, rules: np.ndarray
 ) -> tuple[int, int]:
@@ -124,7 +132,7 @@ def _play(
     capturer and pile sizes after it."""
     gain = 0
     if capture != 0:
-        gain = capture_points(card, capture, board, plays, rules)
+        gain = _gain(card, capture, board, plays, rules)
         taken = popcount(capture) + 1
         if mover % 2 == 0:
             mine += taken
