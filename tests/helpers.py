@@ -1,6 +1,12 @@
-"""Shared test helpers: decks that deal chosen cards, and name-level views of the engine."""
+"""Shared test helpers: decks that deal chosen cards, name-level views of the engine, and a digest
+of self-play shards' arrays."""
 
 from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+
+import numpy as np
 
 from bastra_env import parse_card
 from bastra_env.cards import NUM_CARDS, mask_of
@@ -27,3 +33,12 @@ def deck_dealing(hands: list[list[str]], board: list[str], rest_first: list[str]
 
 def mask(*names: str) -> int:
     return mask_of(parse_card(n) for n in names)
+
+
+def shards_digest(shards: Iterable[dict], fields: Sequence[str]) -> str:
+    """One hash of the ``fields`` arrays of every shard, in order (equal data, equal digest)."""
+    h = hashlib.sha256()
+    for shard in shards:
+        for name in fields:
+            h.update(np.ascontiguousarray(shard[name]).tobytes())
+    return h.hexdigest()

@@ -4,11 +4,9 @@ known world), the run (its files, a held-out regret that falls, an exact resume)
 from __future__ import annotations
 
 import csv
-import hashlib
 import os
 import signal
 import sys
-from dataclasses import asdict
 
 import numpy as np
 import pytest
@@ -23,14 +21,15 @@ from agents.training import endgame
 from agents.training.config import EndgameConfig
 from agents.training.endgame import (
     SHARD_FIELDS,
-    _cpu_weights,
     collect,
     endgame_rows,
     play_remote_shard,
+    shard_inputs,
     train_endgame,
 )
 from bastra_env.layout import OFFSETS
 
+from .helpers import shards_digest
 from .test_endgame import banked, play_to_deal
 
 TINY = ["--config", "endgame_smoke", "endgame.rounds=512", "endgame.epochs=3", "eval.deals=2",
@@ -152,11 +151,7 @@ def test_the_team_game_learns_the_cards_its_endgame_search_plays():
 
 # ------------------------------------------------------------ the shards, here and on Ray actors
 def digest(shards: list[dict]) -> str:
-    h = hashlib.sha256()
-    for shard in shards:
-        for name in SHARD_FIELDS:
-            h.update(np.ascontiguousarray(shard[name]).tobytes())
-    return h.hexdigest()
+    return shards_digest(shards, SHARD_FIELDS)
 
 
 def small_shards(size: int = 8) -> tuple[tuple, list[dict]]:
@@ -166,7 +161,7 @@ def small_shards(size: int = 8) -> tuple[tuple, list[dict]]:
         ["--config", "endgame_smoke", f"endgame.rounds={3 * size}", "threads=1"]
     )
     model = load_policy("bastra_2p").model.eval()
-    shared = (asdict(model.config), _cpu_weights(model), config, size)
+    shared = shard_inputs(model, config, size)
     return shared, [play_remote_shard(shared, i) for i in range(3)]
 
 
@@ -191,15 +186,6 @@ def test_without_ray_the_error_says_what_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)
     with pytest.raises(ImportError, match=r'pip install -e "\.\[ray\]"'):
         ray_selfplay.RaySelfPlay(1)
-
-
-@pytest.fixture(scope="module")
-def local_ray():
-    ray = pytest.importorskip("ray", reason="the actors' tests need ray: pip install -e .[ray]")
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield
-    ray.shutdown()
 
 
 @pytest.mark.slow

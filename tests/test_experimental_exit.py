@@ -6,8 +6,6 @@ the same data on local Ray actors."""
 from __future__ import annotations
 
 import csv
-import hashlib
-import os
 
 import numpy as np
 import pytest
@@ -33,6 +31,8 @@ from bastra_env import Rules
 from bastra_env.layout import OBSERVATION_SIZE, OFFSETS
 from bastra_env.vector import VectorEnv
 
+from .helpers import shards_digest
+
 RULES_2P = Rules(num_players=2, max_rounds=1).to_dict()
 TINY = [
     "--config", "exit_smoke", "exit.iterations=2", "exit.games=4", "exit.shard_games=2",
@@ -48,11 +48,7 @@ def tiny_weights(critic: bool = False, seed: int = 0) -> Weights:
 
 
 def digest(shards: list[dict]) -> str:
-    h = hashlib.sha256()
-    for shard in shards:
-        for name in SHARD_FIELDS:
-            h.update(np.ascontiguousarray(shard[name]).tobytes())
-    return h.hexdigest()
+    return shards_digest(shards, SHARD_FIELDS)
 
 
 def test_a_shard_is_the_same_for_its_seed_and_its_targets_are_the_searchs():
@@ -221,17 +217,6 @@ def test_the_privileged_critic_reads_hidden_cards_the_policy_never_sees():
         before = critic(torch.from_numpy(obs), torch.from_numpy(hidden))
         after = critic(torch.from_numpy(obs2), torch.from_numpy(hidden2))
     assert not torch.equal(before, after)
-
-
-ray = pytest.importorskip("ray", reason="the actors' tests need ray: pip install -e .[ray]")
-
-
-@pytest.fixture(scope="module")
-def local_ray():
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield
-    ray.shutdown()
 
 
 @pytest.mark.slow

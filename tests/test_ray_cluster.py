@@ -321,16 +321,15 @@ def test_rllib_selfplay_example_trains_on_the_worker_node(cluster):
 SELFPLAY_DRIVER = """
 import hashlib, json, os, signal, threading
 import numpy as np, torch
-from dataclasses import asdict
 from agents.integrations.ray_selfplay import RaySelfPlay
 from agents.learning.network import NetworkConfig, PolicyValueNet
 from agents.training.config import parse_config
-from agents.training.endgame import SHARD_FIELDS, _cpu_weights, play_remote_shard
+from agents.training.endgame import SHARD_FIELDS, play_remote_shard, shard_inputs
 
 torch.manual_seed(0)
 model = PolicyValueNet(NetworkConfig(hidden=(32,), pair_width=16)).eval()
 config = parse_config(["--config", "endgame_smoke", "endgame.rounds=512", "threads=1"])[0]
-shared = (asdict(model.config), _cpu_weights(model), config, 128)
+shared = shard_inputs(model, config, 128)
 runner = RaySelfPlay(1)  # RAY_ADDRESS: the cluster, with the token
 before = runner.where()
 killed = []
@@ -358,14 +357,13 @@ def test_searched_self_play_on_the_worker_node_survives_a_killed_actor(cluster):
     plays a shard, the shard played again by a fresh actor there, and the data exactly what this
     process computes for the same shards."""
     import hashlib
-    from dataclasses import asdict
 
     import numpy as np
     import torch
 
     from agents.learning.network import NetworkConfig, PolicyValueNet
     from agents.training.config import parse_config
-    from agents.training.endgame import SHARD_FIELDS, _cpu_weights, play_remote_shard
+    from agents.training.endgame import SHARD_FIELDS, play_remote_shard, shard_inputs
 
     result = cluster.run(["-c", SELFPLAY_DRIVER])
     output = result.stdout + result.stderr
@@ -380,7 +378,7 @@ def test_searched_self_play_on_the_worker_node_survives_a_killed_actor(cluster):
     torch.manual_seed(0)
     model = PolicyValueNet(NetworkConfig(hidden=(32,), pair_width=16)).eval()
     config = parse_config(["--config", "endgame_smoke", "endgame.rounds=512", "threads=1"])[0]
-    shared = (asdict(model.config), _cpu_weights(model), config, 128)
+    shared = shard_inputs(model, config, 128)
     h = hashlib.sha256()
     for index in range(4):
         shard = play_remote_shard(shared, index)

@@ -28,7 +28,7 @@ from torch import nn
 
 from agents.experimental.privileged import PRIVILEGED_SIZE, ValueLeafPIMC, privileged
 from agents.learning.config import SearchConfig
-from agents.learning.network import NetworkConfig, PolicyValueNet
+from agents.learning.network import PolicyValueNet, build_model, cpu_state_dict
 from agents.learning.policy import LearnedPolicy
 from bastra_env import Rules
 from bastra_env.layout import NUM_ACTIONS, OBSERVATION_SIZE
@@ -145,19 +145,14 @@ class Weights:
 
     @classmethod
     def of(cls, model: PolicyValueNet, critic: PrivilegedCritic | None = None) -> Weights:
-        def cpu(module: torch.nn.Module) -> dict[str, torch.Tensor]:
-            return {k: v.detach().cpu().clone() for k, v in module.state_dict().items()}
-
+        cpu = cpu_state_dict
         hidden = tuple(m.out_features for m in critic.net if isinstance(m, torch.nn.Linear))[:-1] \
             if critic is not None else (256, 256)  # fmt: skip
         return cls(asdict(model.config), cpu(model), cpu(critic) if critic is not None else None,
                    hidden)  # fmt: skip
 
     def build(self) -> tuple[PolicyValueNet, PrivilegedCritic | None]:
-        network = dict(self.network)
-        network["hidden"] = tuple(network["hidden"])
-        model = PolicyValueNet(NetworkConfig(**network))
-        model.load_state_dict(self.model)
+        model = build_model({"network": self.network, "model": self.model})
         critic = None
         if self.critic is not None:
             critic = PrivilegedCritic(model.config.observation_size, self.critic_hidden)

@@ -159,6 +159,11 @@ def real_pairs(actions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     return rows, slots
 
 
+def cpu_state_dict(module: nn.Module) -> dict[str, torch.Tensor]:
+    """A copy of ``module``'s weights on the CPU, detached (to send, or to keep frozen)."""
+    return {k: v.detach().cpu().clone() for k, v in module.state_dict().items()}
+
+
 def save_checkpoint(path: str | Path, model: PolicyValueNet, **extra: Any) -> None:
     """Write ``model`` with its shape and whatever training state ``extra`` carries."""
     payload = {

@@ -406,23 +406,18 @@ def _suggest(name: str, cls: type[Config], algorithm: Any, option: bool = False)
 def _moved_hint(name: str) -> str:
     if name in REMOVED:
         return f" ({REMOVED[name]})"
-    for section in (PPOConfig, EndgameConfig, EvalConfig):
-        short = name.removeprefix("endgame_").removeprefix("eval_")
-        if short in {f.name for f in dataclasses.fields(section)}:
-            key = {PPOConfig: "ppo", EndgameConfig: "endgame", EvalConfig: "eval"}[section]
-            if key == "ppo" and name == "eval_every":
-                short = name
-            return f" (the {key}: section has it: {key}.{short})"
+    for key, section in _section_classes(Config).items():
+        names = {f.name for f in dataclasses.fields(section)}
+        for short in (name, name.removeprefix(f"{key}_")):  # eval_deals: the flat name
+            if short in names:
+                return f" (the {key}: section has it: {key}.{short})"
     return ""
 
 
 # ---------------------------------------------------------------------------------- registry
-ALGORITHMS: dict[str, tuple[type[Config], bool]] = {
-    "ppo": (Config, False),
-    "endgame": (Config, False),
-}
-"""Each algorithm's config class, and whether it is experimental (``agents.experimental``
-registers its own through ``register_algorithm``; the shipped front imports it)."""
+ALGORITHMS: dict[str, type[Config]] = {"ppo": Config, "endgame": Config}
+"""Each algorithm's config class (``agents.experimental`` registers its own through
+``register_algorithm``; the shipped front imports it)."""
 EXPERIMENTAL_CONFIGS: list[Path] = []
 """Folders of experimental configs (found by name, never listed among the shipped ones)."""
 
@@ -430,7 +425,7 @@ EXPERIMENTAL_CONFIGS: list[Path] = []
 def register_algorithm(name: str, config_class: type[Config], configs: Path | None = None) -> None:
     """An experimental algorithm's config class (a ``Config`` with its own section) and the
     folder of its configs."""
-    ALGORITHMS[name] = (config_class, True)
+    ALGORITHMS[name] = config_class
     if configs is not None and configs not in EXPERIMENTAL_CONFIGS:
         EXPERIMENTAL_CONFIGS.append(configs)
 
@@ -710,7 +705,7 @@ def parse_config(argv: list[str]) -> tuple[Config, Path, str | None]:
             algorithm = text
     if algorithm not in ALGORITHMS:
         raise ValueError(f"config algorithm must be one of {tuple(ALGORITHMS)}, got {algorithm!r}")
-    cls = ALGORITHMS[algorithm][0]
+    cls = ALGORITHMS[algorithm]
     for name, text, option in pairs:
         where, f = _place(cls, algorithm, name, option)
         value = parse_value(where, text, f)

@@ -50,8 +50,9 @@ from tqdm import tqdm
 
 from agents.learning.features import action_inputs_batch
 from agents.learning.network import (
-    NetworkConfig,
     PolicyValueNet,
+    build_model,
+    cpu_state_dict,
     read_checkpoint,
     save_checkpoint,
 )
@@ -117,7 +118,7 @@ def collect(
 
         runner = RaySelfPlay(config.endgame.ray_workers)
         try:
-            shared = (asdict(model.config), _cpu_weights(model), config, size)
+            shared = shard_inputs(model, config, size)
             results = runner.run(play_remote_shard, shared, shards, on_result=advance)
         finally:
             runner.close()
@@ -135,18 +136,20 @@ SHARD_FIELDS = ("obs", "mask", "gaps", "searched")
 """The arrays a shard gives (``collect``'s data, in shard order)."""
 
 
-def _cpu_weights(model: PolicyValueNet) -> dict[str, torch.Tensor]:
-    return {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
+ShardInputs = tuple[dict[str, Any], dict[str, Any], Config, int]
+"""What every shard on an actor needs: the network's config, its weights, the run's config and
+the shards' size (``shard_inputs``)."""
 
 
-def play_remote_shard(
-    shared: tuple[dict[str, Any], dict[str, Any], Config, int], index: int
-) -> dict[str, np.ndarray]:
-    """``play_shard`` on a Ray actor (one thread): ``shared`` is the network's config, its
-    weights, the run's config and the shards' size, sent once for every shard."""
+def shard_inputs(model: PolicyValueNet, config: Config, size: int = BATCH_GAMES) -> ShardInputs:
+    """``play_remote_shard``'s ``shared``, sent once for every shard."""
+    return asdict(model.config), cpu_state_dict(model), config, size
+
+
+def play_remote_shard(shared: ShardInputs, index: int) -> dict[str, np.ndarray]:
+    """``play_shard`` on a Ray actor (one thread), from ``shard_inputs``."""
     network, weights, config, size = shared
-    model = PolicyValueNet(NetworkConfig(**{**network, "hidden": tuple(network["hidden"])}))
-    model.load_state_dict(weights)
+    model = build_model({"network": network, "model": weights})
     return play_shard(model.eval(), config, index, 1, size)
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.learning.network import NetworkConfig, PolicyValueNet, real_pairs
+from agents.learning.network import NetworkConfig, PolicyValueNet, cpu_state_dict, real_pairs
 from agents.players.observation_kernels import action_inputs_batch
 from agents.training.config import Config
 from bastra_env.vector import VectorEnv
@@ -45,7 +45,7 @@ class Pool:
         self.network = network
 
     def add(self, model: PolicyValueNet) -> None:
-        self.add_state({k: v.detach().cpu().clone() for k, v in model.state_dict().items()})
+        self.add_state(cpu_state_dict(model))
 
     def add_state(self, state: dict[str, torch.Tensor]) -> None:
         frozen = PolicyValueNet(self.network).to(self.device)
