@@ -54,6 +54,7 @@ def main() -> None:
     print(json.dumps(figures, indent=1))
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=1) + "\n")
+        print(f"wrote {args.json} (python docs/figures.py puts it on the pages that quote it)")
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 anchors.
 
     python benchmarks/vector_speed.py [--num-envs 1024] [--steps 300] [--repeats 5] [--threads 1 2]
+                                      [--json docs/vector_speed.json]
 
 - ``vector``: ``bastra_env.vector.VectorEnv`` with ``num_envs`` games on ``--threads`` threads
   (default: 1, 2, 4, ... up to the cores this process may use); each step writes every game's
@@ -17,12 +18,15 @@ anchors.
   else skipped.
 
 The Python anchors run on one thread, as they are. Every figure is the best of interleaved repeats
-measured in this run.
+measured in this run. ``--json PATH`` writes them too: ``docs/vector_speed.json`` is the file the
+README and the speed page quote (``docs/figures.py``).
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
+import json
 import sys
 import time
 from collections.abc import Callable
@@ -116,8 +120,14 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     cores = available_cores()
     doubling = [t for t in (1, 2, 4, 8, 16, 32, 64) if t < cores] + [cores]
-    parser.add_argument("--threads", type=int, nargs="+", default=sorted(set(doubling)),
-                        help="vector env threads to measure (default: 1, 2, 4, ... the cores)")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        nargs="+",
+        default=sorted(set(doubling)),
+        help="vector env threads to measure (default: 1, 2, 4, ... the cores)",
+    )
+    parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args()
     b, steps = args.num_envs, args.steps
     runners: dict[str, Callable[[], tuple[int, float]]] = {}
@@ -159,6 +169,16 @@ def main() -> None:
         print(f"{name:<26} {rate:>12,.0f}  {scaling:>12}{ratios}")
     print(f"(vector: {b} games a step, observations and masks written every step; "
           f"{cores} cores this process may use)")  # fmt: skip
+    if args.json:
+        measured = {
+            "command": "python benchmarks/vector_speed.py",
+            "date": str(datetime.date.today()),
+            "cores": cores,
+            "num_envs": b,
+            "steps_per_s": best,
+        }
+        args.json.write_text(json.dumps(measured, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {args.json} (python docs/figures.py puts it on the pages that quote it)")
 
 
 if __name__ == "__main__":

@@ -1,13 +1,14 @@
 """Docs that cannot drift: every ```python block of README.md and docs/ runs as written, README's
 links land on files and headings of the repository, every module of both packages is named on
-the architecture page, and the quick run's figures are those of the file that measured them.
+the architecture page, and a figure quoted from a measurement is rendered from the file that
+measured it (``docs/figures.py``) wherever it is quoted.
 
 A block that must not run says so, and why, on the line before it: ``<!-- no-run: reason -->``.
 """
 
 from __future__ import annotations
 
-import json
+import importlib.util
 import os
 import re
 import subprocess
@@ -159,18 +160,67 @@ def test_every_module_is_named_on_the_architecture_page():
     assert not missing, f"modules not named on docs/architecture.md: {missing}"
 
 
-# The quick run's figures --------------------------------------------------------------------
+# Figures quoted from measurement files ------------------------------------------------------
+
+FIGURES_SPEC = importlib.util.spec_from_file_location("docs_figures", ROOT / "docs" / "figures.py")
+assert FIGURES_SPEC is not None and FIGURES_SPEC.loader is not None
+figures = importlib.util.module_from_spec(FIGURES_SPEC)
+FIGURES_SPEC.loader.exec_module(figures)
+MEASURED = re.compile(
+    r"\d+\.\d+%|\d{1,3}(?:,\d{3})+|[+-]\d+\.\d+|\b\d+(?:\.\d+)?x\b|±|\b1[0-9]{3}\b"
+)
+"""What a measured figure looks like in prose: 74.6%, 25,429, +3.89, 0.98x, ± 20, an Elo rating."""
+NOT_MEASURED = {"1,024"}  # the vector env's batch in the examples: a setting, not a result
 
 
-def test_the_quick_run_is_quoted_as_measured():
-    """The README's first command is timed once, by ``benchmarks/quick_run.py``, into
-    ``docs/quick_run.json``; the pages that quote its time and win rates quote that file."""
-    run = json.loads((ROOT / "docs" / "quick_run.json").read_text(encoding="utf-8"))
-    time = f"{run['plays']:,} plays: {run['train_seconds']} s of training, {run['wall_seconds']} s"
-    rates = [f"{rate}%" for rate in run["win_rates"].values()]
-    quoted = {"README.md": [time, *rates], "docs/getting-started.md": [time, *rates],
-              "docs/speed.md": [time]}  # fmt: skip
-    for page, figures in quoted.items():
-        text = " ".join((ROOT / page).read_text(encoding="utf-8").split())
-        for figure in figures:
-            assert figure in text, f"{page} does not quote '{figure}' (docs/quick_run.json)"
+def test_every_quoted_figure_is_rendered_from_its_measurement_file():
+    """The README and the docs quote each measurement through a block of ``docs/figures.py``,
+    so a figure quoted on several pages comes from one file: a page whose block differs from
+    its file fails here, and ``python docs/figures.py`` rewrites it."""
+    stale = figures.stale()
+    assert not stale, (
+        f"blocks differ from their measurement files (python docs/figures.py): {stale}"
+    )
+
+
+def test_each_block_is_named_once_in_the_renderers_and_quoted_somewhere():
+    used: set[str] = set()
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        opened = len(re.findall(r"<!-- figures:[a-z0-9_]+ -->", text))
+        closed = len(re.findall(r"<!-- /figures:[a-z0-9_]+ -->", text))
+        assert opened == closed, (
+            f"{page.relative_to(ROOT)}: {opened} blocks opened, {closed} closed"
+        )
+        names = [match["name"] for match in figures.MARK.finditer(text)]
+        assert len(names) == opened, f"{page.relative_to(ROOT)}: a block's markers do not pair up"
+        used |= set(names)
+        for number, line in enumerate(text.splitlines(), 1):  # an HTML comment opening a line
+            inline = re.match(r"\s*<!-- /?figures:[a-z0-9_]+ -->\S", line)  # starts an HTML block
+            assert not inline, f"{page.relative_to(ROOT)}:{number}: a phrase's block opens a line"
+    assert used <= set(figures.BLOCKS), f"no renderer for {sorted(used - set(figures.BLOCKS))}"
+    assert set(figures.BLOCKS) <= used, f"never quoted: {sorted(set(figures.BLOCKS) - used)}"
+
+
+def test_a_block_edited_by_hand_is_caught(tmp_path: Path):
+    """The check can fail: a page whose block was edited (a figure typed in) is reported, and
+    rendering puts the file's figure back."""
+    page = tmp_path / "page.md"
+    right = figures.render(
+        "<!-- figures:vector_speed_words -->X<!-- /figures:vector_speed_words -->"
+    )
+    page.write_text(right.replace("million", "billion"), encoding="utf-8")
+    assert figures.stale([page]) == ["page.md: vector_speed_words"]
+    page.write_text(right, encoding="utf-8")
+    assert figures.stale([page]) == []
+    with pytest.raises(KeyError, match="no figures block named 'speed'"):
+        figures.render("<!-- figures:speed -->1<!-- /figures:speed -->", "page.md")
+
+
+def test_the_front_page_quotes_measurements_only_through_blocks():
+    """Outside its blocks and code, the README states no measured figure (a percentage, a
+    count, a ratio, an interval, a rating): the front page cannot drift from the files."""
+    text = figures.MARK.sub("", (ROOT / "README.md").read_text(encoding="utf-8"))
+    text = re.sub(r"```.*?```", "", text, flags=re.DOTALL)
+    loose = sorted(set(MEASURED.findall(text)) - NOT_MEASURED)
+    assert not loose, f"README.md quotes {loose} outside a docs/figures.py block"

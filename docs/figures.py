@@ -1,0 +1,578 @@
+"""The figures the README and the docs quote from measurement files, rendered in one place.
+
+A page marks each quoted block (a table, or a phrase inside a sentence) with an HTML comment
+pair that neither GitHub nor the docs site shows::
+
+    <!-- figures:vector_speed -->
+    | env | steps/s | ...
+    <!-- /figures:vector_speed -->
+
+and the block's text is what ``BLOCKS[name]`` renders from its measurement file (a JSON file
+the benchmark or evaluation command writes). A figure quoted on several pages is the same block
+on each, so it comes from one file and cannot drift:
+
+    python docs/figures.py          # rewrite every block from its file (after a new measurement)
+    python docs/figures.py --check  # list the blocks that differ from their files (CI runs it)
+
+``tests/test_docs.py`` fails when a block differs from its rendering, names a block that does
+not exist, or when the README quotes a measured figure outside a block.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+"""The pages that may quote blocks."""
+
+MARK = re.compile(
+    r"<!-- figures:(?P<name>[a-z0-9_]+) -->(?P<body>.*?)<!-- /figures:(?P=name) -->", re.DOTALL
+)
+
+
+# --------------------------------------------------------------------------- formats
+def load(path: str) -> Any:
+    """A measurement file's contents (``path`` relative to the repository root)."""
+    return json.loads((ROOT / path).read_text(encoding="utf-8"))
+
+
+def pct(share: float) -> str:
+    """0.746 -> ``74.6%``."""
+    return f"{100 * share:.1f}%"
+
+
+def interval(row: dict[str, Any], prefix: str = "") -> str:
+    """A win rate with its 95% interval: ``74.6% [71.8%, 77.2%]``."""
+    return (
+        f"{pct(row[prefix + 'win_rate'])} [{pct(row[prefix + 'ci_low'])}, "
+        f"{pct(row[prefix + 'ci_high'])}]"
+    )
+
+
+def count(value: float) -> str:
+    """4202636.4 -> ``4,202,636``."""
+    return f"{value:,.0f}"
+
+
+def table(header: list[str], rows: list[list[str]]) -> str:
+    """A Markdown table."""
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join("---" for _ in header) + " |"]
+    return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows])
+
+
+def block(text: str) -> str:
+    """A block's body on lines of its own (tables); phrases inside a sentence stay inline."""
+    return f"\n{text}\n"
+
+
+# --------------------------------------------------------------------------- the quick run
+QUICK_RUN = "docs/quick_run.json"
+
+
+def quick_run_time() -> str:
+    """README, getting started and the speed page: the README's first command, timed by
+    ``benchmarks/quick_run.py`` (``docs/quick_run.json``)."""
+    run = load(QUICK_RUN)
+    return (
+        f"{run['plays']:,} plays: {run['train_seconds']} s of training, "
+        f"{run['wall_seconds']} s in all on a {run['cores']}-core machine"
+    )
+
+
+def quick_run_rates() -> str:
+    """README and getting started: the quick run's win rates (``docs/quick_run.json``)."""
+    run = load(QUICK_RUN)
+    rates = [f"{rate}%" for rate in run["win_rates"].values()]
+    return (
+        f"{', '.join(rates[:-1])} and {rates[-1]} of {run['eval_games']} single rounds on "
+        "duplicate deals"
+    )
+
+
+# --------------------------------------------------------------------------- strength
+STRENGTH = "docs/strength_packaged_models.json"
+REDUCED = "docs/strength_variance_reduced.json"
+RATINGS_2P = "agents/pretrained/ratings_2p.json"
+LADDER_RUNS = "docs/ladder_runs.json"
+
+
+def side(name: str, table_name: str) -> str:
+    """How a strength table names a side: a team side is a pair of copies (``X pair``) or the
+    player with a greedy partner."""
+    if "+" in name:
+        player, partner = name.split("+")
+        return f"`{player}` + {partner} partner"
+    shown = name if name in ("random", "greedy", "heuristic") else f"`{name}`"
+    return f"{shown} pair" if table_name == "4p_teams" else shown
+
+
+def head_to_head() -> str:
+    """README: the shipped players head to head, full games on duplicate deals, each line's
+    command (``docs/strength_packaged_models.json``; the network against ``pimc:64`` from the
+    plain half of ``docs/strength_variance_reduced.json``, the same games)."""
+    lines = load(STRENGTH)
+    reduced = {(row["a"], row["b"]): row for row in load(REDUCED)}
+    network_pimc = reduced[("bastra_2p:network", "pimc:64")]
+    plain = {
+        key: network_pimc["raw_" + key] for key in ("win_rate", "ci_low", "ci_high", "point_diff")
+    }
+    network_pimc = {**network_pimc, **plain}
+    chosen = [
+        lines["ig_pimc"],
+        lines["ig_heur"],
+        lines["ship_heur"],
+        lines["net_heur"],
+        network_pimc,
+        lines["ig_team"],
+        lines["team_ship_heur"],
+    ]
+    rows = []
+    for row in chosen:
+        command = (
+            f"`{row['command'].replace('benchmarks/inference_gain', 'experiments/inference_gain')}`"
+        )
+        rows.append(
+            [
+                side(row["a"], row["table"]),
+                side(row["b"], row["table"]),
+                str(row["games"]),
+                interval(row),
+                f"{row['point_diff']:+.2f}",
+                command,
+            ]
+        )
+    for i in (3, 4):  # the same command as the line above but for the players
+        rows[i][5] = f"the same, `{chosen[i]['a']} {chosen[i]['b']}`"
+    header = ["player", "opponent", "games", "win rate [95% CI]", "points a game", "command"]
+    return block(table(header, rows))
+
+
+def variance_reduced() -> str:
+    """README: the same games with the luck priced out, beside the plain estimates
+    (``docs/strength_variance_reduced.json``)."""
+    rows = []
+    for row in load(REDUCED):
+        rows.append(
+            [
+                side(row["a"], row["table"]),
+                side(row["b"], row["table"]),
+                str(row["games"]),
+                interval(row),
+                interval(row, "raw_"),
+                f"{row['point_diff']:+.2f} ± {row['point_diff_ci']:.2f}",
+                f"{row['raw_point_diff']:+.2f} ± {row['raw_point_diff_ci']:.2f}",
+            ]
+        )
+    header = [
+        "player",
+        "opponent",
+        "games",
+        "win rate, reduced [95% CI]",
+        "plain",
+        "points a game, reduced",
+        "plain",
+    ]
+    return block(table(header, rows))
+
+
+ENDGAME_STAGE = "docs/strength_endgame_stage.json"
+
+
+def find(path: str, a: str, b: str, games: int | None = None) -> dict[str, Any]:
+    """The line of ``a`` against ``b`` in a measurement file (a list of lines, or a dict of them
+    under ``results`` or ``lines``)."""
+    found = load(path)
+    if isinstance(found, dict):
+        found = found.get("results") or found.get("lines") or list(found.values())
+    for row in found:
+        if row["a"] == a and row["b"] == b and games in (None, row["games"]):
+            return row
+    raise KeyError(f"{path} has no line {a} against {b}")
+
+
+def plain(row: dict[str, Any]) -> dict[str, Any]:
+    """A variance-reduced line's plain duplicate estimate (the same games)."""
+    return {
+        **row,
+        **{key: row["raw_" + key] for key in ("win_rate", "ci_low", "ci_high", "point_diff")},
+    }
+
+
+PACKAGED = [
+    # (the line, its file and key; the PPO stage's line on the same deals, its file, a, b)
+    ("ship_greedy", ("docs/strength_2p.json", "bastra_2p", "greedy")),
+    ("ship_heur", ("docs/strength_2p.json", "bastra_2p", "heuristic")),
+    ("ship_pimc", ("docs/vs_search_2p.json", "bastra_2p", "pimc:64")),
+    ("net_greedy", ("docs/strength_2p_network.json", "bastra_2p-network", "greedy")),
+    ("net_heur", ("docs/strength_2p_network.json", "bastra_2p-network", "heuristic")),
+    ("net_pimc", (ENDGAME_STAGE, "bastra_2p:network (PPO stage)", "pimc:64")),
+    ("team_ship_greedy", ("docs/strength_4p_teams.json", "bastra_4p_teams", "greedy")),
+    ("team_ship_heur", ("docs/strength_4p_teams.json", "bastra_4p_teams", "heuristic")),
+    ("team_ship_pimc", ("docs/vs_search_4p_teams.json", "bastra_4p_teams", "pimc:64")),
+    ("team_ship_partner", ("docs/strength_4p_teams.json", "bastra_4p_teams+greedy", "greedy")),
+    (
+        "team_net_greedy",
+        ("docs/strength_4p_teams_network.json", "bastra_4p_teams-network", "greedy"),
+    ),
+    (
+        "team_net_heur",
+        ("docs/strength_4p_teams_network.json", "bastra_4p_teams-network", "heuristic"),
+    ),
+    ("team_net_pimc", (ENDGAME_STAGE, "bastra_4p_teams:network (PPO stage)", "pimc:64")),
+    (
+        "team_net_partner",
+        ("docs/strength_4p_teams_network.json", "bastra_4p_teams-network+greedy", "greedy"),
+    ),
+]
+"""The evaluation page's table of the packaged models, line by line."""
+
+
+def packaged_models() -> str:
+    """The evaluation page: every packaged model's line, beside the PPO stage alone on the same
+    seed (``docs/strength_packaged_models.json`` and the PPO stage's files; the networks alone
+    against ``pimc:64`` from ``docs/strength_variance_reduced.json`` and
+    ``docs/strength_endgame_stage.json``)."""
+    lines = load(STRENGTH)
+    lines["net_pimc"] = plain(find(REDUCED, "bastra_2p:network", "pimc:64"))
+    lines["team_net_pimc"] = find(ENDGAME_STAGE, "bastra_4p_teams:network", "pimc:64")
+    rows = []
+    for key, (path, a, b) in PACKAGED:
+        row, before = lines[key], find(path, a, b)
+        starred = "*" if key == "team_net_pimc" else ""
+        shown_before = pct(before["win_rate"]) if row["b"] == "greedy" else interval(before)
+        rows.append(
+            [
+                side(row["a"], row["table"]),
+                side(row["b"], row["table"]),
+                str(row["games"]),
+                interval(row) + starred,
+                f"{row['point_diff']:+.2f}",
+                shown_before,
+            ]
+        )
+    header = [
+        "model",
+        "opponent",
+        "games",
+        "win rate [95% CI]",
+        "mean point diff",
+        "PPO stage alone",
+    ]
+    return block(table(header, rows))
+
+
+def inference_lines() -> str:
+    """The evaluation page: the players with inference from the deal's plays, full games on
+    duplicate deals (``docs/strength_packaged_models.json``)."""
+    lines = load(STRENGTH)
+    rows = []
+    for key in ("ig_heur", "ig_pimc", "ship_pimcinf", "ig_team", "team_ship_pimcinf"):
+        row = lines[key]
+        seed = row["command"].split("--seed ")[1].split()[0]
+        rows.append(
+            [
+                side(row["a"], row["table"]),
+                f"{side(row['b'], row['table'])} (seed {seed})",
+                str(row["games"]),
+                interval(row),
+                f"{row['point_diff']:+.2f}",
+            ]
+        )
+    return block(
+        table(["player", "opponent", "games", "win rate [95% CI]", "mean point diff"], rows)
+    )
+
+
+def reduced_narrower() -> str:
+    """README and the evaluation page: how much narrower the variance-reduced point intervals
+    are than the plain ones on the same games (``docs/strength_variance_reduced.json``)."""
+    ratios = [row["point_diff_ci"] / row["raw_point_diff_ci"] for row in load(REDUCED)]
+    return f"{100 * (1 - max(ratios)):.0f}-{100 * (1 - min(ratios)):.0f}%"
+
+
+RATED_2P = {
+    "bastra_2p:infer": "the packaged 2p model with the search on inferred worlds, the endgame "
+    "against the opponent model too",
+    "bastra_2p": "the packaged 2p model as `load_policy` plays it: network + two-deal search on "
+    "the game's chance",
+    "bastra_2p:last-deal:points": "the same network + last-deal search on the round's points",
+    "bastra_2p:network": "the same network alone",
+    "ismcts:400": "IS-MCTS, 400 iterations",
+    "pimc:64": "PIMC, 64 determinizations",
+    "heuristic": "one-ply heuristic",
+    "ismcts:100": "IS-MCTS, 100 iterations",
+    "greedy": "greedy",
+    "random": "random",
+}
+"""What each player of the 2p ratings is."""
+
+
+def ratings_2p() -> str:
+    """README and the players page: the 2p round-robin's Bradley-Terry ratings with their
+    bootstrap intervals (``agents/pretrained/ratings_2p.json``)."""
+    fitted = load(RATINGS_2P)
+    ratings, intervals = fitted["ratings"], fitted["rating_intervals"]
+    order = sorted(ratings, key=lambda name: (-round(ratings[name]), list(RATED_2P).index(name)))
+    rows = [
+        [
+            f"`{name}`",
+            RATED_2P[name],
+            f"{ratings[name]:.0f}",
+            f"{intervals[name][0]:.0f} to {intervals[name][1]:.0f}",
+        ]
+        for name in order
+    ]
+    return block(table(["player", "what it is", "rating", "95% interval"], rows))
+
+
+def ratings_2p_words() -> str:
+    """The web page: the ratings of the players its form offers (``ratings_2p.json``)."""
+    ratings = load(RATINGS_2P)["ratings"]
+    shown = ["bastra_2p:infer", "bastra_2p", "pimc:64", "heuristic", "random"]
+    return ", ".join(f"`{name}` {ratings[name]:.0f}" for name in shown)
+
+
+def rated_network() -> str:
+    """README: the shipped 2p network rated on the frozen ladder (``docs/ladder_runs.json``)."""
+    run = load(LADDER_RUNS)["runs"][0]
+    return f"`{run['policy']}`: {run['rating']:.0f} ± {run['ci']:.0f} in {run['seconds']:.0f} s"
+
+
+def ladder_runs() -> str:
+    """The evaluation page: ``bastra rate`` runs on this machine (``docs/ladder_runs.json``)."""
+    rows = []
+    for run in load(LADDER_RUNS)["runs"]:
+        table_flag = " --table 4p_teams" if run["table"] == "4p_teams" else ""
+        rows.append(
+            [
+                f"`{run['policy']}{table_flag}`",
+                f"{run['rating']:.0f}",
+                f"±{run['ci']:.0f}",
+                str(run["games"]),
+                f"{run['seconds']:.0f} s",
+                f"{run['ladder_rating']:.0f}",
+            ]
+        )
+    header = ["`bastra rate ...`", "rating", "95% interval", "games", "time", "frozen rating"]
+    return block(table(header, rows))
+
+
+# --------------------------------------------------------------------------- speed
+VECTOR_SPEED = "docs/vector_speed.json"
+TRAIN_SPEED = "docs/train_speed.json"
+BUSY_MACHINE = "docs/busy_machine.json"
+VECTOR_ROWS = [
+    ("vector 2p, 2 threads", "**vector env, 2p, 2 threads**", True),
+    ("vector 2p, 1 thread", "vector env, 2p, 1 thread", False),
+    ("vector 4p teams, 2 threads", "**vector env, 4p teams, 2 threads**", True),
+    ("vector 4p teams, 1 thread", "vector env, 4p teams, 1 thread", False),
+    ("aec 2p", "Bastra AEC env, 2p", False),
+    ("reference 2p", "Python reference engine (no observation)", False),
+    ("connect_four_v3", "PettingZoo `connect_four_v3`", False),
+    ("pgx connect_four", "Pgx `connect_four`", False),
+    ("pgx leduc_holdem", "Pgx `leduc_holdem`", False),
+]
+"""``benchmarks/vector_speed.py``'s runners as the speed tables name them (bold: the headline)."""
+FRONT_PAGE_VECTOR = [
+    "vector 2p, 2 threads",
+    "vector 2p, 1 thread",
+    "vector 4p teams, 2 threads",
+    "aec 2p",
+    "connect_four_v3",
+    "pgx connect_four",
+]
+
+
+def vector_cell(rate: float, bold: bool) -> str:
+    return f"**{count(rate)}**" if bold else count(rate)
+
+
+def vector_speed() -> str:
+    """README: the vector env beside its anchors (``docs/vector_speed.json``)."""
+    rates = load(VECTOR_SPEED)["steps_per_s"]
+    anchor = rates["connect_four_v3"]
+    rows = []
+    for key, label, bold in VECTOR_ROWS:
+        if key in FRONT_PAGE_VECTOR and key in rates:
+            if key == "pgx connect_four":
+                label = "Pgx `connect_four` (JAX on the CPU, both cores)"
+            rows.append([label, vector_cell(rates[key], bold), f"{rates[key] / anchor:.1f}x"])
+    return block(table(["env", "steps/s", "vs `connect_four_v3`"], rows))
+
+
+def vector_speed_full() -> str:
+    """The speed page: every runner of ``benchmarks/vector_speed.py``, with the threads' scaling
+    and both anchors (``docs/vector_speed.json``)."""
+    rates = load(VECTOR_SPEED)["steps_per_s"]
+    c4, pgx = rates["connect_four_v3"], rates.get("pgx connect_four")
+    rows = []
+    for key, label, bold in VECTOR_ROWS:
+        if key not in rates:
+            continue
+        rate = rates[key]
+        one = key.split(",")[0] + ", 1 thread"
+        scaling = f"{rate / rates[one]:.2f}x" if key.startswith("vector") else ""
+        versus_pgx = (
+            f"{rate / pgx:.2f}x"
+            if pgx and (key.startswith("vector") or key == "pgx connect_four")
+            else ""
+        )
+        rows.append([label, vector_cell(rate, bold), scaling, f"{rate / c4:.1f}x", versus_pgx])
+    header = ["env", "steps/s", "vs one thread", "vs `connect_four_v3`", "vs Pgx `connect_four`"]
+    return block(table(header, rows))
+
+
+def vector_speed_words() -> str:
+    """README's opening: the 2p vector env's plays a second on one and two threads."""
+    rates = load(VECTOR_SPEED)["steps_per_s"]
+    one, two = rates["vector 2p, 1 thread"], rates["vector 2p, 2 threads"]
+    return f"{one / 1e6:.1f} million plays a second on one core and {two / 1e6:.1f} million on two"
+
+
+def vector_speed_date() -> str:
+    """When and on what ``docs/vector_speed.json`` was measured."""
+    measured = load(VECTOR_SPEED)
+    return f"{measured['date']}, {measured['cores']} cores"
+
+
+def train_speed_rows() -> str:
+    """The speed page: ``benchmarks/train_speed.py``'s figures and where an update's time goes
+    (``docs/train_speed.json``: one run per thread count)."""
+    measured = load(TRAIN_SPEED)
+    parts = measured["parts"]
+    rows = []
+    for run in measured["runs"]:
+        for name, figures in run["tables"].items():
+            shares = [f"{100 * figures[part] / figures['seconds']:.1f}%" for part in parts]
+            steps = figures["steps"] / figures["seconds"]
+            samples = figures["samples"] / figures["seconds"]
+            rows.append([name, str(run["threads"]), count(steps), count(samples), *shares])
+    header = [
+        "table",
+        "threads",
+        "env steps/s",
+        "learner samples/s",
+        "vector env",
+        "heuristic opponents",
+        "per-action inputs",
+        "rollout forward",
+        "PPO update",
+    ]
+    return block(table(header, rows))
+
+
+def train_speed_words() -> str:
+    """README and the research log: 2p training's env steps/s on two threads."""
+    for run in load(TRAIN_SPEED)["runs"]:
+        if run["threads"] == 2:
+            figures = run["tables"]["2p"]
+            return f"{count(figures['steps'] / figures['seconds'])} env steps/s"
+    raise ValueError(f"{TRAIN_SPEED} has no two-thread run")
+
+
+def busy_machine() -> str:
+    """The speed page: the quick config with one core busy (``docs/busy_machine.json``)."""
+    measured = load(BUSY_MACHINE)
+    anchor = measured["rows"][1]["steps_per_s"]
+    rows = [
+        [row["label"], count(row["steps_per_s"]), f"{row['steps_per_s'] / anchor:.2f}x"]
+        for row in measured["rows"]
+    ]
+    return block(table(["configs/quick.yaml", "env steps/s", "vs `--threads 1`, busy"], rows))
+
+
+def busy_machine_words() -> str:
+    """README and the training page: ``threads: auto`` and two threads against one, one core
+    busy (``docs/busy_machine.json``)."""
+    rows = load(BUSY_MACHINE)["rows"]
+    anchor = rows[1]["steps_per_s"]
+    auto, two = rows[0]["steps_per_s"] / anchor, rows[2]["steps_per_s"] / anchor
+    return (
+        f"`threads: auto` trains at {auto:.2f}x the speed of `--threads 1`, where two threads "
+        f"fall to {two:.2f}x"
+    )
+
+
+BLOCKS: dict[str, Callable[[], str]] = {
+    "quick_run_time": quick_run_time,
+    "quick_run_rates": quick_run_rates,
+    "head_to_head": head_to_head,
+    "packaged_models": packaged_models,
+    "inference_lines": inference_lines,
+    "variance_reduced": variance_reduced,
+    "reduced_narrower": reduced_narrower,
+    "ratings_2p": ratings_2p,
+    "ratings_2p_words": ratings_2p_words,
+    "rated_network": rated_network,
+    "ladder_runs": ladder_runs,
+    "vector_speed": vector_speed,
+    "vector_speed_full": vector_speed_full,
+    "vector_speed_words": vector_speed_words,
+    "vector_speed_date": vector_speed_date,
+    "train_speed": train_speed_rows,
+    "train_speed_words": train_speed_words,
+    "busy_machine": busy_machine,
+    "busy_machine_words": busy_machine_words,
+}
+"""Every quoted block by name: what renders it from its measurement file."""
+
+
+# --------------------------------------------------------------------------- the pages
+def render(text: str, where: str = "") -> str:
+    """``text`` with every block rewritten from its file; an unknown name raises ``KeyError``."""
+
+    def rewrite(match: re.Match[str]) -> str:
+        name = match["name"]
+        if name not in BLOCKS:
+            raise KeyError(f"{where}: no figures block named {name!r} (docs/figures.py BLOCKS)")
+        return f"<!-- figures:{name} -->{BLOCKS[name]()}<!-- /figures:{name} -->"
+
+    return MARK.sub(rewrite, text)
+
+
+def stale(pages: list[Path] = PAGES) -> list[str]:
+    """The pages (and their blocks) whose text differs from what their files render."""
+    found = []
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        current = {m["name"]: m["body"] for m in MARK.finditer(text)}
+        rendered = {m["name"]: m["body"] for m in MARK.finditer(render(text, page.name))}
+        found += [
+            f"{page.name if ROOT not in page.parents else page.relative_to(ROOT)}: {name}"
+            for name in current
+            if current[name] != rendered[name]
+        ]
+    return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="list the blocks that differ from their files; exit 1 if any",
+    )
+    args = parser.parse_args(argv)
+    if args.check:
+        found = stale()
+        for line in found:
+            print(f"stale: {line}")
+        return 1 if found else 0
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        new = render(text, page.name)
+        if new != text:
+            page.write_text(new, encoding="utf-8")
+            print(f"rewrote {page.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
