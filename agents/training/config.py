@@ -333,8 +333,11 @@ def check_config(config: Config) -> None:
                 f"{own}:); remove it, or set algorithm: {_algorithm_of(type(config), name)}"
             )
     config.rules  # noqa: B018 (building the Rules refuses an impossible table)
+    section = config.section
+    self_play = isinstance(section, PPOConfig)  # PPO's section, or a self-play algorithm's
+    opponents = section.baseline_opponents if self_play else []
     for where, names in (("eval.opponents", config.eval.opponents),
-                         ("ppo.baseline_opponents", config.ppo.baseline_opponents)):  # fmt: skip
+                         (f"{own}.baseline_opponents", opponents)):  # fmt: skip
         for spec in names:
             problem = policy_problem(spec)
             if problem:
@@ -346,12 +349,11 @@ def check_config(config: Config) -> None:
                 f"config init_from {config.init_from!r} must be a checkpoint path or a packaged "
                 f"model ({', '.join(PRETRAINED)})"
             )
-    ppo = config.ppo
-    if ppo.pool_prob + ppo.baseline_prob > 1.0:
-        raise ValueError("config ppo.pool_prob + ppo.baseline_prob must be at most 1")
-    if ppo.baseline_prob > 0 and not ppo.baseline_opponents:
-        raise ValueError("config ppo.baseline_prob > 0 needs ppo.baseline_opponents")
-    if config.algorithm != "ppo" and config.train_rounds != 1:
+    if self_play and section.pool_prob + section.baseline_prob > 1.0:
+        raise ValueError(f"config {own}.pool_prob + {own}.baseline_prob must be at most 1")
+    if self_play and section.baseline_prob > 0 and not section.baseline_opponents:
+        raise ValueError(f"config {own}.baseline_prob > 0 needs {own}.baseline_opponents")
+    if not self_play and config.train_rounds != 1:
         raise ValueError(
             f"config algorithm {config.algorithm} plays single rounds: train_rounds must be 1, "
             f"got {config.train_rounds}"
@@ -507,14 +509,17 @@ def merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 
 
 def field_docs(cls: type) -> dict[str, str]:
-    """The docstring under each field of a dataclass, for ``--help`` (empty if the source is
-    gone)."""
+    """The docstring under each field of a dataclass (its bases' fields included), for
+    ``--help`` (empty if the source is gone)."""
+    docs = {}
+    for base in reversed(cls.__mro__):
+        if base is not cls and dataclasses.is_dataclass(base):
+            docs.update(field_docs(base))
     try:
         tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
     except (OSError, TypeError, SyntaxError):
-        return {}
+        return docs
     body = tree.body[0].body  # type: ignore[attr-defined]
-    docs = {}
     for node, after in itertools.pairwise(body):
         field_name = isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
         if field_name and isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant):

@@ -32,6 +32,7 @@ import dataclasses
 import json
 import random
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -67,18 +68,29 @@ from agents.training.rollout import (
     BASELINE_CODE,
     ROLLOUT_FIELDS,
     TIMED_PARTS,
+    Chooser,
     Pool,
     Rollout,
     SelfPlayGames,
     collect_rollout,
+    sample_policy,
 )
 from agents.training.threads import apply_threads, choose_threads
 from bastra_env.vector import VectorEnv, batch_actor
 
-METRICS = ["update", "env_steps", "samples", "steps_per_s", "samples_per_s", "mean_round_reward",
-           "policy_loss", "value_loss", "entropy", "approx_kl", "learning_rate",
-           *(f"{part}_s" for part in TIMED_PARTS)]  # fmt: skip
-"""The columns of ``metrics.csv``, one row an update."""
+PPO_STATS = ("policy_loss", "value_loss", "entropy", "approx_kl")
+"""What a PPO update reports (``ppo_update``)."""
+
+
+def metric_columns(stats: tuple[str, ...]) -> list[str]:
+    """The columns of ``metrics.csv``, one row an update, for a learner reporting ``stats``."""
+    return ["update", "env_steps", "samples", "steps_per_s", "samples_per_s",
+            "mean_round_reward", *stats, "learning_rate",
+            *(f"{part}_s" for part in TIMED_PARTS)]  # fmt: skip
+
+
+METRICS = metric_columns(PPO_STATS)
+"""The columns of a PPO run's ``metrics.csv``."""
 EVALS = ["update", "env_steps", "opponent", "games", "win_rate", "ci_low", "ci_high", "point_diff"]
 """The columns of ``eval.csv``, one row an opponent an evaluation."""
 
@@ -95,9 +107,46 @@ class Progress:
     """The CPU threads the run trains on (``threads: auto`` resolved once; a resume keeps it)."""
 
 
+@dataclass(frozen=True)
+class Learner:
+    """What a self-play algorithm brings to the loop of ``train_self_play``: how its network's
+    logits choose the moves, and how it learns from a rollout."""
+
+    stats: tuple[str, ...]
+    """The figures ``learn`` reports (columns of ``metrics.csv``)."""
+    choose: Chooser
+    """The networks' moves from their logits (``rollout.sample_policy`` for PPO)."""
+    learn: Callable[[PolicyValueNet, torch.optim.Optimizer, Rollout, Config], dict[str, float]]
+    """One update from a rollout: the figures named in ``stats``."""
+
+
+def learn_ppo(
+    model: PolicyValueNet, optimizer: torch.optim.Optimizer, buffer: Rollout, config: Config
+) -> dict[str, float]:
+    """PPO's update: GAE advantages along each seat's trajectory, then ``ppo_update``."""
+    batch = buffer.tensors()
+    advantages = compute_advantages(
+        buffer, batch["values"], config.ppo.gamma, config.ppo.gae_lambda
+    )
+    returns = advantages + batch["values"]
+    return ppo_update(model, optimizer, batch, advantages, returns, config)
+
+
+PPO = Learner(stats=PPO_STATS, choose=sample_policy, learn=learn_ppo)
+
+
 def train_ppo(config: Config, run_dir: Path, resume: str | None = None) -> dict[str, Any]:
     """Self-play PPO (module docs) into ``run_dir``, continuing ``resume`` where given; the run's
     summary. The command line is ``agents.training.command.main``'s."""
+    return train_self_play(config, run_dir, PPO, resume)
+
+
+def train_self_play(
+    config: Config, run_dir: Path, learner: Learner, resume: str | None = None
+) -> dict[str, Any]:
+    """The self-play loop (module docs) of ``learner``'s algorithm, whose section of ``config``
+    (``config.section``) gives the games, the pool, the schedule and the logs."""
+    section = config.section
     device = seed_everything(config)
     threads = set_up_threads(config, read_checkpoint(resume).get("threads", 0) if resume else 0)
     rng = np.random.default_rng(config.seed)
@@ -108,32 +157,28 @@ def train_ppo(config: Config, run_dir: Path, resume: str | None = None) -> dict[
     if resume:
         progress = restore(resume, model, optimizer, pool, rng, device)
     progress.threads = threads
-    venv = VectorEnv(config.ppo.num_envs, rules=config.rules, reward="points", copy=False,
+    venv = VectorEnv(section.num_envs, rules=config.rules, reward="points", copy=False,
                      num_threads=threads)  # fmt: skip
-    start_logs(run_dir, resumed=bool(resume))
-    games = SelfPlayGames(config, pool, len(config.ppo.baseline_opponents), rng)
+    columns = metric_columns(learner.stats)
+    start_logs(run_dir, resumed=bool(resume), metrics=columns)
+    games = SelfPlayGames(config, pool, len(section.baseline_opponents), rng)
     baselines = [make_policy(name, seed=config.seed + i)
-                 for i, name in enumerate(config.ppo.baseline_opponents)]  # fmt: skip
+                 for i, name in enumerate(section.baseline_opponents)]  # fmt: skip
     actors = [batch_actor(policy) for policy in baselines]
-    if config.ppo.imitation_samples and not resume:
+    if getattr(section, "imitation_samples", 0) and not resume:
         warm_start(model, optimizer, config, device, rng, writer, progress)
 
     last_eval: dict[str, float] = {}
-    total_updates = -(-config.ppo.total_env_steps // config.ppo.rollout_steps)
-    bar = tqdm(total=config.ppo.total_env_steps, initial=progress.env_steps, unit="step",
+    total_updates = -(-section.total_env_steps // section.rollout_steps)
+    bar = tqdm(total=section.total_env_steps, initial=progress.env_steps, unit="step",
                dynamic_ncols=True)  # fmt: skip
-    while progress.env_steps < config.ppo.total_env_steps:
+    while progress.env_steps < section.total_env_steps:
         started = time.perf_counter()
-        if config.ppo.anneal_lr:
+        if section.anneal_lr:
             set_learning_rate(optimizer, config, progress.update, total_updates)
-        buffer, plays, timer = collect_rollout(venv, games, model, actors, device)
-        batch = buffer.tensors()
-        advantages = compute_advantages(
-            buffer, batch["values"], config.ppo.gamma, config.ppo.gae_lambda
-        )
-        returns = advantages + batch["values"]
+        buffer, plays, timer = collect_rollout(venv, games, model, actors, device, learner.choose)
         clock = time.perf_counter()
-        stats = ppo_update(model, optimizer, batch, advantages, returns, config)
+        stats = learner.learn(model, optimizer, buffer, config)
         timer["update"] += time.perf_counter() - clock
 
         seconds = time.perf_counter() - started
@@ -141,19 +186,20 @@ def train_ppo(config: Config, run_dir: Path, resume: str | None = None) -> dict[
         progress.env_steps += plays
         progress.samples += len(buffer)
         progress.train_seconds += seconds
-        if progress.update % config.ppo.snapshot_every == 0:
+        if progress.update % section.snapshot_every == 0:
             pool.add(model)
         row = metrics_row(progress, buffer, plays, seconds, stats, optimizer, timer)
-        log_metrics(run_dir, writer, row)
-        if config.ppo.eval_every and progress.update % config.ppo.eval_every == 0:
+        log_metrics(run_dir, writer, row, columns)
+        if section.eval_every and progress.update % section.eval_every == 0:
             last_eval = evaluate_learner(model, config, run_dir, writer, progress, threads)
-        if progress.update % config.ppo.checkpoint_every == 0:
+        if progress.update % section.checkpoint_every == 0:
             name = f"checkpoint_{progress.update:06d}.pt"
             save_run_checkpoint(run_dir / name, model, optimizer, pool, config, progress, rng,
                                 device)  # fmt: skip
         bar.update(plays)
+        shown = "entropy" if "entropy" in stats else learner.stats[0]
         bar.set_postfix(upd=progress.update, sps=f"{plays / seconds:,.0f}",
-                        ent=f"{stats['entropy']:.2f}",
+                        **{shown[:3]: f"{stats[shown]:.2f}"},
                         **{f"vs_{k}": f"{v:.0%}" for k, v in last_eval.items()})  # fmt: skip
     bar.close()
 
@@ -240,9 +286,10 @@ def restore(
                     payload["train_seconds"])  # fmt: skip
 
 
-def start_logs(run_dir: Path, resumed: bool) -> None:
-    """``metrics.csv`` and ``eval.csv`` with their headers (a resumed run appends to its own)."""
-    for name, columns in (("metrics.csv", METRICS), ("eval.csv", EVALS)):
+def start_logs(run_dir: Path, resumed: bool, metrics: list[str] = METRICS) -> None:
+    """``metrics.csv`` (columns ``metrics``) and ``eval.csv`` with their headers (a resumed run
+    appends to its own)."""
+    for name, columns in (("metrics.csv", metrics), ("eval.csv", EVALS)):
         path = run_dir / name
         if not (resumed and path.exists()):
             with path.open("w", newline="") as f:
@@ -275,7 +322,7 @@ def set_learning_rate(
     """``anneal_lr``: the learning rate decays linearly to 0 over the run."""
     fraction = 1.0 - update / total_updates
     for group in optimizer.param_groups:
-        group["lr"] = config.ppo.learning_rate * max(fraction, 0.0)
+        group["lr"] = config.section.learning_rate * max(fraction, 0.0)
 
 
 def compute_advantages(
@@ -308,6 +355,32 @@ def minibatch_pairs(
     return rows, firsts[rows] + within
 
 
+def minibatch_passes(
+    model: PolicyValueNet, batch: dict[str, torch.Tensor], epochs: int, size: int
+) -> Iterator[tuple[torch.Tensor, torch.Tensor, torch.Tensor]]:
+    """``epochs`` passes over a rollout (``batch``: ``Rollout.tensors()``) in shuffled
+    minibatches of ``size`` transitions: ``(their indices [M], the network's logits
+    [M, MAX_LEGAL], its values [M])``, with gradients, for the caller's step."""
+    counts = batch["pair_counts"]
+    firsts = torch.cumsum(counts, 0) - counts  # where each transition's pairs start
+    # the observation's columns that are not 0 in every transition (about half): the first layer
+    # reads only those, the same function at half the work
+    observations = batch["obs"][:, : model.config.observation_size]
+    columns = torch.nonzero(observations.ne(0).any(0))[:, 0]
+    observations = observations.index_select(1, columns)
+    total = len(batch["actions"])
+    for _ in range(epochs):
+        order = torch.randperm(total)
+        for start in range(0, total, size):
+            mb = order[start : start + size]
+            rows, pairs = minibatch_pairs(counts[mb], firsts[mb])
+            logits, values = model.pair_logits(
+                observations[mb], rows, batch["pair_slots"][pairs], batch["pair_inputs"][pairs],
+                (len(mb), MAX_LEGAL), columns,
+            )  # fmt: skip
+            yield mb, logits, values
+
+
 def ppo_update(
     model: PolicyValueNet,
     optimizer: torch.optim.Optimizer,
@@ -320,47 +393,30 @@ def ppo_update(
     (``batch``: ``Rollout.tensors()``, first dimension N; ``advantages`` and ``returns``
     ``float32[N]``), advantages normalised per minibatch. Returns the mean losses, entropy and
     approximate KL."""
-    size = len(advantages)
-    names = ("policy_loss", "value_loss", "entropy", "approx_kl")
-    stats: dict[str, Any] = dict.fromkeys(names, 0.0)
+    stats: dict[str, Any] = dict.fromkeys(PPO_STATS, 0.0)
     count = 0
-    counts = batch["pair_counts"]
-    firsts = torch.cumsum(counts, 0) - counts  # where each transition's pairs start
-    # the observation's columns that are not 0 in every transition (about half): the first layer
-    # reads only those, the same function at half the work
-    observations = batch["obs"][:, : model.config.observation_size]
-    columns = torch.nonzero(observations.ne(0).any(0))[:, 0]
-    observations = observations.index_select(1, columns)
-    for _ in range(config.ppo.update_epochs):
-        order = torch.randperm(size)
-        for start in range(0, size, config.ppo.minibatch_size):
-            mb = order[start : start + config.ppo.minibatch_size]
-            rows, pairs = minibatch_pairs(counts[mb], firsts[mb])
-            logits, values = model.pair_logits(
-                observations[mb], rows, batch["pair_slots"][pairs], batch["pair_inputs"][pairs],
-                (len(mb), MAX_LEGAL), columns,
-            )  # fmt: skip
-            log_probs = logits.log_softmax(-1)  # [M, MAX_LEGAL]; padding slots about -1e9
-            new_logp = log_probs.gather(1, batch["actions"][mb][:, None])[:, 0]
-            log_ratio = new_logp - batch["logps"][mb]
-            ratio = log_ratio.exp()
-            adv = advantages[mb]
-            adv = (adv - adv.mean()) / (adv.std() + 1e-8)
-            policy_loss = torch.max(
-                -adv * ratio, -adv * ratio.clamp(1 - config.ppo.clip_coef, 1 + config.ppo.clip_coef)
-            ).mean()
-            value_loss = 0.5 * (values - returns[mb]).pow(2).mean()
-            entropy = -(log_probs.exp() * log_probs).sum(-1).mean()
-            loss = policy_loss + config.ppo.vf_coef * value_loss - config.ppo.ent_coef * entropy
-            optimizer.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), config.ppo.max_grad_norm)
-            optimizer.step()
-            with torch.no_grad():
-                kl = ((ratio - 1) - log_ratio).mean()
-                for name, value in zip(stats, (policy_loss, value_loss, entropy, kl), strict=True):
-                    stats[name] += value.detach()
-            count += 1
+    clip = config.ppo.clip_coef
+    passes = minibatch_passes(model, batch, config.ppo.update_epochs, config.ppo.minibatch_size)
+    for mb, logits, values in passes:
+        log_probs = logits.log_softmax(-1)  # [M, MAX_LEGAL]; padding slots about -1e9
+        new_logp = log_probs.gather(1, batch["actions"][mb][:, None])[:, 0]
+        log_ratio = new_logp - batch["logps"][mb]
+        ratio = log_ratio.exp()
+        adv = advantages[mb]
+        adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+        policy_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - clip, 1 + clip)).mean()
+        value_loss = 0.5 * (values - returns[mb]).pow(2).mean()
+        entropy = -(log_probs.exp() * log_probs).sum(-1).mean()
+        loss = policy_loss + config.ppo.vf_coef * value_loss - config.ppo.ent_coef * entropy
+        optimizer.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), config.ppo.max_grad_norm)
+        optimizer.step()
+        with torch.no_grad():
+            kl = ((ratio - 1) - log_ratio).mean()
+            for name, value in zip(stats, (policy_loss, value_loss, entropy, kl), strict=True):
+                stats[name] += value.detach()
+        count += 1
     return {k: float(v) / count for k, v in stats.items()}
 
 
@@ -389,11 +445,13 @@ def metrics_row(
     }
 
 
-def log_metrics(run_dir: Path, writer: Any, row: dict[str, Any]) -> None:
-    """Append ``row`` to ``metrics.csv`` and to TensorBoard."""
+def log_metrics(
+    run_dir: Path, writer: Any, row: dict[str, Any], columns: list[str] = METRICS
+) -> None:
+    """Append ``row`` to ``metrics.csv`` (its ``columns``) and to TensorBoard."""
     with (run_dir / "metrics.csv").open("a", newline="") as f:
         csv.writer(f).writerow(
-            [f"{row[k]:.6g}" if isinstance(row[k], float) else row[k] for k in METRICS]
+            [f"{row[k]:.6g}" if isinstance(row[k], float) else row[k] for k in columns]
         )
     for key, value in row.items():
         if key not in ("update", "env_steps"):

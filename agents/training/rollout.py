@@ -38,7 +38,7 @@ class Pool:
     """Frozen past snapshots, played as the opposing side in some games."""
 
     def __init__(self, config: Config, device: torch.device, network: NetworkConfig) -> None:
-        self.size = config.ppo.pool_size
+        self.size = config.section.pool_size
         self.device = device
         self.states: list[dict[str, torch.Tensor]] = []
         self.models: list[PolicyValueNet] = []
@@ -108,10 +108,10 @@ class SelfPlayGames:
         self.config, self.pool, self.baselines, self.rng = config, pool, baselines, rng
         self.rules = config.rules
         self.seats = self.rules.num_players
-        self.controllers = np.full((config.ppo.num_envs, self.seats), -1, dtype=np.int64)
-        self.live = np.zeros(config.ppo.num_envs, dtype=bool)
+        self.controllers = np.full((config.section.num_envs, self.seats), -1, dtype=np.int64)
+        self.live = np.zeros(config.section.num_envs, dtype=bool)
         self.trajectory_of: list[list[list[int]]] = [
-            [[] for _ in range(self.seats)] for _ in range(config.ppo.num_envs)
+            [[] for _ in range(self.seats)] for _ in range(config.section.num_envs)
         ]
 
     def start(self, e: int) -> None:
@@ -120,9 +120,9 @@ class SelfPlayGames:
         config, rng = self.config, self.rng
         self.controllers[e] = -1
         draw = rng.random()
-        if self.pool.models and draw < config.ppo.pool_prob:
+        if self.pool.models and draw < config.section.pool_prob:
             opponent = int(rng.integers(len(self.pool.models)))
-        elif self.baselines and draw < config.ppo.pool_prob + config.ppo.baseline_prob:
+        elif self.baselines and draw < config.section.pool_prob + config.section.baseline_prob:
             opponent = BASELINE_CODE + int(rng.integers(self.baselines))
         else:
             opponent = -1
@@ -137,7 +137,7 @@ class SelfPlayGames:
     def credit(self, rows: np.ndarray, paid: np.ndarray, buffer: Rollout) -> None:
         """A round was scored in some games (``paid float[len(rows), seats]``): add each seat's
         reward to its latest move."""
-        scale = self.config.ppo.reward_scale
+        scale = self.config.section.reward_scale
         for r in np.flatnonzero(paid.any(axis=1)):
             e = rows[r]
             for s in range(self.seats):
@@ -158,12 +158,26 @@ class SelfPlayGames:
             self.live[e] = False
 
 
+def sample_policy(logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """PPO's rule: a slot drawn from the softmax of each row's logits (``[B, MAX_LEGAL]``; the
+    padding slots about -1e9, never drawn); ``(slots int64[B], their log-probabilities [B])``."""
+    log_probs = logits.log_softmax(-1)
+    slots = torch.multinomial(log_probs.exp(), 1)  # a slot of action_ids: legal
+    return slots[:, 0], log_probs.gather(1, slots)[:, 0]
+
+
+Chooser = Callable[[torch.Tensor], tuple[torch.Tensor, torch.Tensor]]
+"""How the learner picks its moves from its network's logits: ``sample_policy`` or another
+algorithm's rule (``(slots, log-probabilities)``, as ``sample_policy``)."""
+
+
 def collect_rollout(
     venv: VectorEnv,
     games: SelfPlayGames,
     model: PolicyValueNet,
     actors: Sequence[Callable[[np.ndarray, np.ndarray], Any]],
     device: torch.device,
+    choose: Chooser = sample_policy,
 ) -> tuple[Rollout, int, dict[str, float]]:
     """Play every slot of ``venv`` from a fresh reset, the seats to move grouped by who plays
     them and each group run through its network (or built-in player) in one batch, until
@@ -171,7 +185,8 @@ def collect_rollout(
     transitions (``ROLLOUT_FIELDS``: ``obs float32[N, OBSERVATION_SIZE]``, each transition's legal
     actions as ``pair_counts int64[N]`` and, over its P pairs, ``pair_slots int64[P]`` and
     ``pair_inputs float32[P, ACTION_FEATURES]``, the slots played, their log-probabilities and
-    values ``[N]``), the plays made (every seat) and the seconds spent by part."""
+    values ``[N]``), the plays made (every seat) and the seconds spent by part. The networks'
+    moves (the learner's and the pool's) are ``choose``'s."""
     config, pool = games.config, games.pool
     buffer = Rollout()
     plays = 0
@@ -204,10 +219,7 @@ def collect_rollout(
                 pair_rows, pair_slots = real_pairs(ids_t)
                 inputs = torch.from_numpy(features).to(device)[pair_rows, pair_slots]
                 logits, values = net.pair_logits(obs, pair_rows, pair_slots, inputs, ids_t.shape)
-                log_probs = logits.log_softmax(-1)
-                slots = torch.multinomial(log_probs.exp(), 1)  # a slot of action_ids: legal
-                logps = log_probs.gather(1, slots)[:, 0]
-                slots = slots[:, 0]
+                slots, logps = choose(logits)
             actions[pick] = ids_t.gather(1, slots[:, None])[:, 0].cpu().numpy()
             if who == -1:
                 first = buffer.add(obs, pair_rows, pair_slots, inputs, slots, logps, values)
@@ -220,6 +232,6 @@ def collect_rollout(
         plays += len(rows)
         games.credit(rows, state["rewards"][rows], buffer)
         for e in rows[state["terminated"][rows]].tolist():
-            games.finish(e, buffer, plays < config.ppo.rollout_steps)
+            games.finish(e, buffer, plays < config.section.rollout_steps)
         timer["env"] += time.perf_counter() - clock
     return buffer, plays, timer
