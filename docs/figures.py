@@ -21,10 +21,12 @@ not exist, or when the README quotes a measured figure outside a block.
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import re
 import sys
 from collections.abc import Callable
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 
@@ -364,6 +366,221 @@ def ladder_runs() -> str:
     return block(table(header, rows))
 
 
+# --------------------------------------------------------------------------- lines in sentences
+STRENGTH_2P_PPO = "docs/strength_2p.json"
+STRENGTH_4P_PPO = "docs/strength_4p_teams.json"
+NETWORK_2P_PPO = "docs/strength_2p_network.json"
+NETWORK_4P_PPO = "docs/strength_4p_teams_network.json"
+VS_SEARCH_2P = "docs/vs_search_2p.json"
+VS_SEARCH_4P = "docs/vs_search_4p_teams.json"
+PREVIOUS_MODELS = "docs/strength_vs_previous_models.json"
+CURVES = {"2p": "docs/eval_2p.csv", "4p_teams": "docs/eval_4p_teams.csv"}
+
+LINES: dict[str, Callable[[], dict[str, Any]]] = {
+    # the packaged networks alone (the endgame stage), 1,000 full games a line, seed 2026
+    "network_2p_heuristic": lambda: find(STRENGTH, "bastra_2p:network", "heuristic"),
+    "network_2p_pimc": lambda: plain(find(REDUCED, "bastra_2p:network", "pimc:64")),
+    "network_4p_heuristic": lambda: find(STRENGTH, "bastra_4p_teams:network", "heuristic"),
+    "network_4p_pimc": lambda: find(ENDGAME_STAGE, "bastra_4p_teams:network", "pimc:64"),
+    # the PPO stage's networks alone (packaged before 0.4.0), the same deals
+    "ppo_network_2p_heuristic": lambda: find(NETWORK_2P_PPO, "bastra_2p-network", "heuristic"),
+    "ppo_network_2p_pimc": lambda: find(ENDGAME_STAGE, "bastra_2p:network (PPO stage)", "pimc:64"),
+    "ppo_network_4p_heuristic": lambda: find(
+        NETWORK_4P_PPO, "bastra_4p_teams-network", "heuristic"
+    ),
+    "ppo_network_4p_pimc": lambda: find(
+        ENDGAME_STAGE, "bastra_4p_teams:network (PPO stage)", "pimc:64"
+    ),
+    # the PPO stage's models as `load_policy` played them (network + endgame search)
+    "ppo_2p_greedy": lambda: find(STRENGTH_2P_PPO, "bastra_2p", "greedy"),
+    "ppo_2p_heuristic": lambda: find(STRENGTH_2P_PPO, "bastra_2p", "heuristic"),
+    "ppo_2p_pimc": lambda: find(VS_SEARCH_2P, "bastra_2p", "pimc:64"),
+    "ppo_4p_greedy": lambda: find(STRENGTH_4P_PPO, "bastra_4p_teams", "greedy"),
+    "ppo_4p_heuristic": lambda: find(STRENGTH_4P_PPO, "bastra_4p_teams", "heuristic"),
+    "ppo_4p_partner": lambda: find(STRENGTH_4P_PPO, "bastra_4p_teams+greedy", "greedy"),
+    "ppo_4p_pimc": lambda: find(VS_SEARCH_4P, "bastra_4p_teams", "pimc:64"),
+}
+"""Full-game lines that sentences and table cells quote, each read from its measurement file."""
+
+FORMS: dict[str, Callable[[dict[str, Any]], str]] = {
+    "rate": lambda row: pct(row["win_rate"]),
+    "ci": interval,
+    "line": lambda row: f"{interval(row)}, {row['point_diff']:+.2f}",
+}
+"""How a line is quoted: ``74.6%``, ``74.6% [71.8%, 77.2%]`` or ``74.6% [71.8%, 77.2%], +21.17``."""
+
+
+def quote(line: str, form: str) -> Callable[[], str]:
+    """The renderer of block ``LINE_FORM``: line ``line`` of ``LINES`` in form ``form``."""
+
+    def render() -> str:
+        return FORMS[form](LINES[line]())
+
+    render.__doc__ = f"Line {line!r} of LINES as {form!r} (its file in LINES)."
+    return render
+
+
+QUOTED = {
+    f"{line}_{form}": quote(line, form)
+    for line, form in [
+        ("network_2p_heuristic", "line"),
+        ("network_2p_pimc", "line"),
+        ("network_2p_pimc", "rate"),
+        ("network_4p_heuristic", "line"),
+        ("network_4p_pimc", "line"),
+        ("ppo_network_2p_heuristic", "line"),
+        ("ppo_network_2p_heuristic", "rate"),
+        ("ppo_network_2p_pimc", "ci"),
+        ("ppo_network_4p_heuristic", "ci"),
+        ("ppo_network_4p_heuristic", "rate"),
+        ("ppo_network_4p_pimc", "ci"),
+        ("ppo_2p_greedy", "rate"),
+        ("ppo_2p_heuristic", "rate"),
+        ("ppo_2p_pimc", "rate"),
+        ("ppo_4p_greedy", "rate"),
+        ("ppo_4p_heuristic", "rate"),
+        ("ppo_4p_partner", "rate"),
+        ("ppo_4p_pimc", "rate"),
+    ]
+}
+"""The blocks that quote one line of ``LINES`` (training, evaluation and players pages)."""
+
+
+def endgame_gain() -> str:
+    """The evaluation and training pages: what the endgame stage added to the network alone
+    against the heuristic, in points of win rate on the same 1,000 games."""
+    gains = [
+        100
+        * (
+            LINES[f"network_{game}_heuristic"]()["win_rate"]
+            - LINES[f"ppo_network_{game}_heuristic"]()["win_rate"]
+        )
+        for game in ("2p", "4p")
+    ]
+    return (
+        f"{gains[0]:.1f} points of win rate against the heuristic in 2p and {gains[1]:.1f} in "
+        "the team game"
+    )
+
+
+def ppo_search_gain() -> str:
+    """The evaluation page: what the endgame search added to the PPO stage's networks against
+    the heuristic, in points of win rate on the same 1,000 games."""
+    gains = [
+        100 * (LINES[f"ppo_{game}_heuristic"]()["win_rate"]
+               - LINES[f"ppo_network_{game}_heuristic"]()["win_rate"])
+        for game in ("2p", "4p")
+    ]  # fmt: skip
+    return f"{gains[0]:.1f} points of win rate against the heuristic in 2p and {gains[1]:.1f} in"
+
+
+def ppo_network_words() -> str:
+    """The evaluation page: the PPO stage's networks alone in full games
+    (``docs/strength_2p_network.json``, ``docs/strength_4p_teams_network.json``)."""
+    two, team = "bastra_2p-network", "bastra_4p_teams-network"
+    random_2p, random_team = (
+        find(NETWORK_2P_PPO, two, "random"),
+        find(NETWORK_4P_PPO, team, "random"),
+    )
+    return (
+        f"2p {pct(random_2p['win_rate'])} against random, "
+        f"{interval(find(NETWORK_2P_PPO, two, 'greedy'))} against greedy, "
+        f"{interval(find(NETWORK_2P_PPO, two, 'heuristic'))} against the heuristic; team pair "
+        f"{pct(random_team['win_rate'])}, {interval(find(NETWORK_4P_PPO, team, 'greedy'))} and "
+        f"{interval(find(NETWORK_4P_PPO, team, 'heuristic'))}, and "
+        f"{interval(find(NETWORK_4P_PPO, team + '+greedy', 'greedy'))} with a greedy partner "
+        "against a greedy pair"
+    )
+
+
+def ppo_stage() -> str:
+    """The evaluation page: the PPO stage's models as ``load_policy`` played them, beside the
+    models before them on the same deals (``docs/strength_2p.json``,
+    ``docs/strength_4p_teams.json``, ``docs/strength_vs_previous_models.json``)."""
+    previous = load(PREVIOUS_MODELS)
+    before = {
+        (row["a"], row["b"]): row
+        for key in ("2p_v1_same_deals", "4p_v1_same_deals")
+        for row in previous[key]
+    }
+    rows = []
+    for row in load(STRENGTH_2P_PPO) + load(STRENGTH_4P_PPO):
+        model, plus, partner = row["a"].partition("+")
+        then = before[(f"{model}_v1{plus}{partner}", row["b"])]
+        rows.append(
+            [
+                side(row["a"], row["table"]),
+                side(row["b"], row["table"]),
+                str(row["games"]),
+                interval(row),
+                f"{row['point_diff']:+.2f}",
+                pct(then["win_rate"]) if row["b"] == "random" else interval(then),
+            ]
+        )
+    header = [
+        "model",
+        "opponent",
+        "games",
+        "win rate [95% CI]",
+        "mean point diff",
+        "the models before",
+    ]
+    return block(table(header, rows))
+
+
+VS_SEARCH_NAMES = {
+    "bastra_2p": "`bastra_2p` (two-deal search on the game's chance, the default)",
+    "bastra_2p:points": "`bastra_2p:points` (two-deal search, the round's points)",
+    "bastra_4p_teams": "`bastra_4p_teams` pair (game's chance, the default)",
+}
+"""How the players page names the PPO stage's presets against the search players."""
+
+
+def vs_search() -> str:
+    """The players page: the PPO stage's models against the search players, full games
+    (``docs/vs_search_2p.json``, ``docs/vs_search_4p_teams.json``)."""
+    opponents = ["pimc:64", "pimc:1ms", "ismcts:1ms"]  # the page's order, each player's kept
+    lines = load(VS_SEARCH_2P)["results"] + load(VS_SEARCH_4P)["results"]
+    rows = []
+    for row in sorted(lines, key=lambda row: (row["table"], opponents.index(row["b"]))):
+        rows.append(
+            [
+                VS_SEARCH_NAMES.get(row["a"], side(row["a"], row["table"])),
+                side(row["b"], row["table"]),
+                str(row["games"]),
+                interval(row),
+                f"{row['point_diff']:+.2f} ± {row['point_diff_ci']:.2f}",
+            ]
+        )
+    header = ["player", "opponent", "games", "win rate [95% CI]", "points a game [95% CI]"]
+    return block(table(header, rows))
+
+
+def curve_share(text: str) -> str:
+    """A learning curve's win rate as ``eval.csv`` writes it (``0.5075``), rounded half up:
+    200 games give exact halves of a tenth of a percent."""
+    return f"{(100 * Decimal(text)).quantize(Decimal('0.1'), ROUND_HALF_UP)}%"
+
+
+def curves_heuristic() -> str:
+    """The evaluation and training pages: the PPO runs' single-round win rate against the
+    heuristic, first point, last point and peak (``docs/eval_2p.csv``,
+    ``docs/eval_4p_teams.csv``)."""
+    ends = {}
+    for name, path in CURVES.items():
+        with (ROOT / path).open(encoding="utf-8", newline="") as file:
+            points = [row for row in csv.DictReader(file) if row["opponent"] == "heuristic"]
+        peak = max(points, key=lambda row: Decimal(row["win_rate"]))["win_rate"]
+        ends[name] = (points[0], points[-1]["win_rate"], peak)
+    (first, last, peak), (team_first, team_last, team_peak) = ends["2p"], ends["4p_teams"]
+    return (
+        f"from {curve_share(first['win_rate'])} at the first evaluation "
+        f"({int(first['env_steps']):,} plays) to {curve_share(last)} at the end in 2p (peak "
+        f"{curve_share(peak)}), and from {curve_share(team_first['win_rate'])} to "
+        f"{curve_share(team_last)} in the team game (peak {curve_share(team_peak)})"
+    )
+
+
 # --------------------------------------------------------------------------- speed
 VECTOR_SPEED = "docs/vector_speed.json"
 TRAIN_SPEED = "docs/train_speed.json"
@@ -512,6 +729,13 @@ BLOCKS: dict[str, Callable[[], str]] = {
     "ratings_2p_words": ratings_2p_words,
     "rated_network": rated_network,
     "ladder_runs": ladder_runs,
+    **QUOTED,
+    "endgame_gain": endgame_gain,
+    "ppo_search_gain": ppo_search_gain,
+    "ppo_network_words": ppo_network_words,
+    "ppo_stage": ppo_stage,
+    "vs_search": vs_search,
+    "curves_heuristic": curves_heuristic,
     "vector_speed": vector_speed,
     "vector_speed_full": vector_speed_full,
     "vector_speed_words": vector_speed_words,

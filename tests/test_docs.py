@@ -217,6 +217,14 @@ def test_a_block_edited_by_hand_is_caught(tmp_path: Path):
         figures.render("<!-- figures:speed -->1<!-- /figures:speed -->", "page.md")
 
 
+def test_a_learning_curve_share_rounds_half_up():
+    """``eval.csv`` writes win rates of 200 games, exact halves of a tenth of a percent: the
+    pages print 0.5075 as 50.8% (binary floats would give 50.7%)."""
+    assert figures.curve_share("0.5075") == "50.8%"
+    assert figures.curve_share("0.5125") == "51.3%"
+    assert figures.curve_share("0.5375") == "53.8%"
+
+
 def test_the_front_page_quotes_measurements_only_through_blocks():
     """Outside its blocks and code, the README states no measured figure (a percentage, a
     count, a ratio, an interval, a rating): the front page cannot drift from the files."""

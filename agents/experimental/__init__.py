@@ -4,4 +4,6 @@ the training front loads it so that its configs run by name.
 
 - ``exit``, ``expert``: expert iteration (``algorithm: exit``; configs ``exit_smoke``,
   ``exit_2p``, ``exit_4p_teams`` in ``configs/``).
+- ``dmc``: Deep Monte-Carlo (``algorithm: dmc``; configs ``dmc_smoke``, ``dmc_2p``), on the
+  self-play loop of PPO.
 """

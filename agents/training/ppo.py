@@ -118,6 +118,8 @@ class Learner:
     """The networks' moves from their logits (``rollout.sample_policy`` for PPO)."""
     learn: Callable[[PolicyValueNet, torch.optim.Optimizer, Rollout, Config], dict[str, float]]
     """One update from a rollout: the figures named in ``stats``."""
+    start: Callable[[PolicyValueNet, Config], None] | None = None
+    """What a fresh network (neither ``init_from`` nor resumed) needs before the first move."""
 
 
 def learn_ppo(
@@ -156,6 +158,8 @@ def train_self_play(
     progress = Progress()
     if resume:
         progress = restore(resume, model, optimizer, pool, rng, device)
+    elif learner.start and not config.init_from:
+        learner.start(model, config)
     progress.threads = threads
     venv = VectorEnv(section.num_envs, rules=config.rules, reward="points", copy=False,
                      num_threads=threads)  # fmt: skip
