@@ -717,7 +717,46 @@ def busy_machine_words() -> str:
     )
 
 
+# --------------------------------------------------------------------------- issue-42 studies
+DMC_VS_PPO = "docs/dmc_vs_ppo.json"
+
+
+def dmc_vs_ppo() -> str:
+    """The research log: Deep Monte-Carlo and PPO after the same minutes of training, each
+    network alone against the heuristic (``docs/dmc_vs_ppo.json``)."""
+    study = load(DMC_VS_PPO)
+    lines = {line["a"]: line for line in study["lines"] if line["b"] == "heuristic"}
+    rows = []
+    for arm, name in (("ppo", "PPO"), ("dmc", "Deep Monte-Carlo")):
+        line, found = lines[arm], study["arms"][arm]
+        rows.append([name, count(found["plays"]), str(line["games"]), interval(line),
+                     f"{line['point_diff']:+.2f} ± {line['point_diff_ci']:.2f}",
+                     f"{pct(line['raw_win_rate'])}, {line['raw_point_diff']:+.2f} ± "
+                     f"{line['raw_point_diff_ci']:.2f}"])  # fmt: skip
+    header = [
+        f"trained {study['minutes']:g} minutes",
+        "plays",
+        "games",
+        "against the heuristic, reduced [95% CI]",
+        "points a game, reduced",
+        "plain",
+    ]
+    return block(table(header, rows))
+
+
+def dmc_head_to_head() -> str:
+    """The research log: the DMC network against the PPO one (``docs/dmc_vs_ppo.json``)."""
+    line = next(line for line in load(DMC_VS_PPO)["lines"] if line["b"] != "heuristic")
+    return (
+        f"{interval(line)} of {line['games']} full games, {line['point_diff']:+.2f} ± "
+        f"{line['point_diff_ci']:.2f} points a game (plain {pct(line['raw_win_rate'])}, "
+        f"{line['raw_point_diff']:+.2f} ± {line['raw_point_diff_ci']:.2f})"
+    )
+
+
 BLOCKS: dict[str, Callable[[], str]] = {
+    "dmc_vs_ppo": dmc_vs_ppo,
+    "dmc_head_to_head": dmc_head_to_head,
     "quick_run_time": quick_run_time,
     "quick_run_rates": quick_run_rates,
     "head_to_head": head_to_head,

@@ -54,9 +54,11 @@ def train_for(arm: str, minutes: float, run_dir: Path) -> dict[str, Any]:
             payload = torch.load(path, map_location="cpu", weights_only=False)
         except Exception:  # the checkpoint being written when the run was stopped
             continue
-        return {"arm": arm, "checkpoint": str(path), "plays": int(payload["env_steps"]),
+        return {"arm": arm, "checkpoint": str(path.relative_to(ROOT)),
+                "plays": int(payload["env_steps"]),
                 "train_seconds": float(payload["train_seconds"]), "wall_seconds": seconds,
-                "command": " ".join(command[1:])}  # fmt: skip
+                "command": "python " + " ".join(str(Path(c).relative_to(ROOT)) if c.startswith(
+                    str(ROOT)) else c for c in command[1:])}  # fmt: skip
     raise SystemExit(f"{arm}: no checkpoint in {run_dir} after {minutes} minutes")
 
 
@@ -78,7 +80,7 @@ def main() -> None:
     arms = {arm: train_for(arm, args.minutes, args.runs / arm) for arm in ARMS}
     for arm, found in arms.items():
         print(f"{arm}: {found['plays']:,} plays in {found['wall_seconds']:.0f} s", flush=True)
-    spec = {arm: f"{found['checkpoint']}:network" for arm, found in arms.items()}
+    spec = {arm: f"{ROOT / found['checkpoint']}:network" for arm, found in arms.items()}
     lines = [rate(spec[arm], "heuristic", (arm, "heuristic"), args.deals) for arm in ARMS]
     lines.append(rate(spec["dmc"], spec["ppo"], ("dmc", "ppo"), args.deals))
     study = {"minutes": args.minutes, "deals": args.deals, "seed": 2026, "arms": arms,

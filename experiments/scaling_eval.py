@@ -12,7 +12,8 @@ difference and the win rate variance-reduced (``duplicate_match(variance_reducti
 the plain estimates of the same games beside them. A line already in the JSON file is kept, so
 the study runs in stages as the run goes on (and a stopped evaluation continues where it was).
 ``--opponents`` for a point alone: ``--only 1e7:pimc:64`` adds that opponent at that point.
-The plot: win rate against plays (log axis), one line an opponent, 95% intervals as bands.
+The plot: win rate against plays (log axis), one line an opponent, 95% intervals as bands, beside
+the run's own evaluation (single rounds against the heuristic).
 """
 
 from __future__ import annotations
@@ -66,28 +67,45 @@ def evaluate(path: Path, opponent: str, table: str, deals: int, seed: int) -> di
     return line
 
 
-def plot(lines: list[dict[str, Any]], out: Path, title: str) -> None:
+def plot(lines: list[dict[str, Any]], out: Path, title: str, run: Path) -> None:
+    """Left: the study's full-game win rates against plays (log axis), one line an opponent, 95%
+    intervals as bands. Right: what the run's own evaluation saw (``eval.csv``: single rounds
+    against the heuristic every ~1.1 million plays, Wilson intervals)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7.5, 4.5))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
     for opponent in dict.fromkeys(line["opponent"] for line in lines):
         mine = sorted((line for line in lines if line["opponent"] == opponent),
                       key=lambda line: line["plays"])  # fmt: skip
         x = [line["plays"] for line in mine]
-        y = [100 * line["win_rate"] for line in mine]
-        low = [100 * line["ci_low"] for line in mine]
-        high = [100 * line["ci_high"] for line in mine]
-        (drawn,) = ax.plot(x, y, marker="o", label=f"against {opponent}")
-        ax.fill_between(x, low, high, alpha=0.2, color=drawn.get_color())
-    ax.axhline(50, color="grey", lw=0.8, ls=":")
-    ax.set_xscale("log")
-    ax.set_xlabel("plays (all seats)")
-    ax.set_ylabel("win rate of full games, % (variance-reduced, 95% interval)")
-    ax.set_title(title)
-    ax.legend()
+        (drawn,) = left.plot(x, [100 * line["win_rate"] for line in mine], marker="o",
+                             label=f"against {opponent}")  # fmt: skip
+        left.fill_between(x, [100 * line["ci_low"] for line in mine],
+                          [100 * line["ci_high"] for line in mine], alpha=0.2,
+                          color=drawn.get_color())  # fmt: skip
+    left.set_ylabel("full games won, % (variance-reduced, 95% interval)")
+    left.set_title(title)
+    left.legend()
+    with (run / "eval.csv").open() as rows:
+        seen = [row for row in csv.DictReader(rows) if row["opponent"] == "heuristic"]
+    x = [int(row["env_steps"]) for row in seen]
+    right.plot(x, [100 * float(row["win_rate"]) for row in seen], color="C0", lw=1)
+    right.fill_between(
+        x,
+        [100 * float(row["ci_low"]) for row in seen],
+        [100 * float(row["ci_high"]) for row in seen],
+        alpha=0.2,
+        color="C0",
+    )
+    right.set_ylabel("single rounds won against the heuristic, %")
+    right.set_title(f"the run's own evaluation ({seen[0]['games'] if seen else 0} rounds a point)")
+    for ax in (left, right):
+        ax.axhline(50, color="grey", lw=0.8, ls=":")
+        ax.set_xscale("log")
+        ax.set_xlabel("plays (all seats)")
     fig.tight_layout()
     fig.savefig(out, dpi=110)
     plt.close(fig)
@@ -143,7 +161,7 @@ def main() -> None:
               f"{line['point_diff']:+.2f} +/- {line['point_diff_ci']:.2f} points a game, "
               f"{line['seconds']:.0f} s", flush=True)  # fmt: skip
     if args.plot and study["lines"]:
-        plot(study["lines"], args.plot, f"PPO self-play, {args.table}: the network alone")
+        plot(study["lines"], args.plot, f"PPO self-play, {args.table}: the network alone", args.run)
         print(f"wrote {args.plot}")
 
 
