@@ -2,7 +2,9 @@
 network's per-action output is read as Q(state, action), learnt by regression on Monte-Carlo
 returns, and the moves are epsilon-greedy on it. It runs on PPO's self-play loop
 (``agents.training.ppo.train_self_play``): the same vector env, pool, built-in opponents,
-evaluation, checkpoints and resume; only the learner differs.
+evaluation, checkpoints and resume; only the learner differs. After the same minutes of training
+it is as strong as PPO, no stronger (docs/experiments.md, "Deep Monte-Carlo"), so nothing that
+ships leads here; it stays runnable by its configs' names.
 
     bastra train --config dmc_smoke --run-dir runs/dmc     # a tiny run
     bastra train --config dmc_2p                           # the 2p run (PPO's settings)
