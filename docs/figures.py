@@ -754,9 +754,41 @@ def dmc_head_to_head() -> str:
     )
 
 
+TEACHER_2P = "docs/teacher_table_2p.json"
+TEACHERS = {
+    "heuristic": "the heuristic player (the rollout policy's kind)",
+    "bastra_2p": "the network + the two-deal endgame search (the shipped player)",
+    "bastra_2p:last-deal:points": "the network + the last deal's search",
+    "bastra_2p:infer": "the network + PIMC on inferred worlds + the endgame searches",
+    "pimc:64": "PIMC, 64 worlds, heuristic rollouts",
+    "pimc:64:infer": "PIMC, 64 inferred worlds",
+    "pimc:128:infer": "PIMC, 128 inferred worlds",
+    "pimc:30ms:infer": "PIMC on inferred worlds, 30 ms a move",
+    "pimc:64:infer:bastra_2p": "PIMC, 64 inferred worlds, the network breaking near-ties",
+    "ismcts:400": "IS-MCTS, 400 iterations",
+    "ismcts:30ms:bastra_2p": "IS-MCTS, 30 ms a move, the network as prior",
+}
+"""What each expert of the teacher table is."""
+
+
+def teacher_table() -> str:
+    """The research log: search experts against the network alone, single rounds, with their
+    time a move (``docs/teacher_table_2p.json``)."""
+    rows = []
+    for line in load(TEACHER_2P)["lines"]:
+        rows.append([f"`{line['expert']}`", TEACHERS.get(line["expert"], ""),
+                     f"{line['point_diff']:+.2f} ± {line['point_diff_ci']:.2f}",
+                     f"{line['raw_point_diff']:+.2f} ± {line['raw_point_diff_ci']:.2f}",
+                     f"{1000 * line['seconds_a_move']:.1f}"])  # fmt: skip
+    header = ["expert", "what it is", "points a round above the network, reduced", "plain",
+              "ms a move"]  # fmt: skip
+    return block(table(header, rows))
+
+
 BLOCKS: dict[str, Callable[[], str]] = {
     "dmc_vs_ppo": dmc_vs_ppo,
     "dmc_head_to_head": dmc_head_to_head,
+    "teacher_table": teacher_table,
     "quick_run_time": quick_run_time,
     "quick_run_rates": quick_run_rates,
     "head_to_head": head_to_head,
