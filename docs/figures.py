@@ -785,10 +785,30 @@ def teacher_table() -> str:
     return block(table(header, rows))
 
 
+SCALING_2P = "docs/scaling_2p.json"
+
+
+def scaling_2p() -> str:
+    """The research log: the 2p scaling run's network alone at points on a log axis of plays,
+    full games against each yardstick, variance-reduced (``docs/scaling_2p.json``)."""
+    study = load(SCALING_2P)
+    opponents = list(dict.fromkeys(line["opponent"] for line in study["lines"]))
+    by_plays: dict[int, dict[str, dict[str, Any]]] = {}
+    for line in study["lines"]:
+        by_plays.setdefault(line["plays"], {})[line["opponent"]] = line
+    rows = []
+    for plays in sorted(by_plays):
+        cells = [interval(by_plays[plays][o]) if o in by_plays[plays] else "" for o in opponents]
+        rows.append([count(plays), *cells])
+    header = ["plays", *(f"against `{o}`" if ":" in o else f"against {o}" for o in opponents)]
+    return block(table(header, rows))
+
+
 BLOCKS: dict[str, Callable[[], str]] = {
     "dmc_vs_ppo": dmc_vs_ppo,
     "dmc_head_to_head": dmc_head_to_head,
     "teacher_table": teacher_table,
+    "scaling_2p": scaling_2p,
     "quick_run_time": quick_run_time,
     "quick_run_rates": quick_run_rates,
     "head_to_head": head_to_head,
