@@ -58,6 +58,11 @@ def interval(row: dict[str, Any], prefix: str = "") -> str:
     )
 
 
+def points(row: dict[str, Any], prefix: str = "") -> str:
+    """A mean point difference with its 95% half-width: ``+20.84 ± 0.99``."""
+    return f"{row[prefix + 'point_diff']:+.2f} ± {row[prefix + 'point_diff_ci']:.2f}"
+
+
 def count(value: float) -> str:
     """4202636.4 -> ``4,202,636``."""
     return f"{value:,.0f}"
@@ -120,12 +125,7 @@ def head_to_head() -> str:
     command (``docs/strength_packaged_models.json``; the network against ``pimc:64`` from the
     plain half of ``docs/strength_variance_reduced.json``, the same games)."""
     lines = load(STRENGTH)
-    reduced = {(row["a"], row["b"]): row for row in load(REDUCED)}
-    network_pimc = reduced[("bastra_2p:network", "pimc:64")]
-    plain = {
-        key: network_pimc["raw_" + key] for key in ("win_rate", "ci_low", "ci_high", "point_diff")
-    }
-    network_pimc = {**network_pimc, **plain}
+    network_pimc = plain(find(REDUCED, "bastra_2p:network", "pimc:64"))
     chosen = [
         lines["ig_pimc"],
         lines["ig_heur"],
@@ -168,8 +168,8 @@ def variance_reduced() -> str:
                 str(row["games"]),
                 interval(row),
                 interval(row, "raw_"),
-                f"{row['point_diff']:+.2f} ± {row['point_diff_ci']:.2f}",
-                f"{row['raw_point_diff']:+.2f} ± {row['raw_point_diff_ci']:.2f}",
+                points(row),
+                points(row, "raw_"),
             ]
         )
     header = [
@@ -446,32 +446,28 @@ QUOTED = {
 """The blocks that quote one line of ``LINES`` (training, evaluation and players pages)."""
 
 
+def heuristic_gains(better: str, base: str) -> str:
+    """How many points of win rate against the heuristic lines ``{better}_2p_heuristic`` and
+    ``{better}_4p_heuristic`` of ``LINES`` are above ``base``'s, on the same games:
+    ``"X points of win rate against the heuristic in 2p and Y in"``."""
+    gains = [
+        100 * (LINES[f"{better}_{game}_heuristic"]()["win_rate"]
+               - LINES[f"{base}_{game}_heuristic"]()["win_rate"])
+        for game in ("2p", "4p")
+    ]  # fmt: skip
+    return f"{gains[0]:.1f} points of win rate against the heuristic in 2p and {gains[1]:.1f} in"
+
+
 def endgame_gain() -> str:
     """The evaluation and training pages: what the endgame stage added to the network alone
-    against the heuristic, in points of win rate on the same 1,000 games."""
-    gains = [
-        100
-        * (
-            LINES[f"network_{game}_heuristic"]()["win_rate"]
-            - LINES[f"ppo_network_{game}_heuristic"]()["win_rate"]
-        )
-        for game in ("2p", "4p")
-    ]
-    return (
-        f"{gains[0]:.1f} points of win rate against the heuristic in 2p and {gains[1]:.1f} in "
-        "the team game"
-    )
+    against the heuristic, on the same 1,000 games."""
+    return heuristic_gains("network", "ppo_network") + " the team game"
 
 
 def ppo_search_gain() -> str:
     """The evaluation page: what the endgame search added to the PPO stage's networks against
-    the heuristic, in points of win rate on the same 1,000 games."""
-    gains = [
-        100 * (LINES[f"ppo_{game}_heuristic"]()["win_rate"]
-               - LINES[f"ppo_network_{game}_heuristic"]()["win_rate"])
-        for game in ("2p", "4p")
-    ]  # fmt: skip
-    return f"{gains[0]:.1f} points of win rate against the heuristic in 2p and {gains[1]:.1f} in"
+    the heuristic, on the same 1,000 games."""
+    return heuristic_gains("ppo", "ppo_network")
 
 
 def ppo_network_words() -> str:
@@ -549,7 +545,7 @@ def vs_search() -> str:
                 side(row["b"], row["table"]),
                 str(row["games"]),
                 interval(row),
-                f"{row['point_diff']:+.2f} ± {row['point_diff_ci']:.2f}",
+                points(row),
             ]
         )
     header = ["player", "opponent", "games", "win rate [95% CI]", "points a game [95% CI]"]
@@ -729,10 +725,16 @@ def dmc_vs_ppo() -> str:
     rows = []
     for arm, name in (("ppo", "PPO"), ("dmc", "Deep Monte-Carlo")):
         line, found = lines[arm], study["arms"][arm]
-        rows.append([name, count(found["plays"]), str(line["games"]), interval(line),
-                     f"{line['point_diff']:+.2f} ± {line['point_diff_ci']:.2f}",
-                     f"{pct(line['raw_win_rate'])}, {line['raw_point_diff']:+.2f} ± "
-                     f"{line['raw_point_diff_ci']:.2f}"])  # fmt: skip
+        rows.append(
+            [
+                name,
+                count(found["plays"]),
+                str(line["games"]),
+                interval(line),
+                points(line),
+                f"{pct(line['raw_win_rate'])}, {points(line, 'raw_')}",
+            ]
+        )
     header = [
         f"trained {study['minutes']:g} minutes",
         "plays",
@@ -748,9 +750,8 @@ def dmc_head_to_head() -> str:
     """The research log: the DMC network against the PPO one (``docs/dmc_vs_ppo.json``)."""
     line = next(line for line in load(DMC_VS_PPO)["lines"] if line["b"] != "heuristic")
     return (
-        f"{interval(line)} of {line['games']} full games, {line['point_diff']:+.2f} ± "
-        f"{line['point_diff_ci']:.2f} points a game (plain {pct(line['raw_win_rate'])}, "
-        f"{line['raw_point_diff']:+.2f} ± {line['raw_point_diff_ci']:.2f})"
+        f"{interval(line)} of {line['games']} full games, {points(line)} points a game "
+        f"(plain {pct(line['raw_win_rate'])}, {points(line, 'raw_')})"
     )
 
 
@@ -777,8 +778,8 @@ def teacher_table() -> str:
     rows = []
     for line in load(TEACHER_2P)["lines"]:
         rows.append([f"`{line['expert']}`", TEACHERS.get(line["expert"], ""),
-                     f"{line['point_diff']:+.2f} ± {line['point_diff_ci']:.2f}",
-                     f"{line['raw_point_diff']:+.2f} ± {line['raw_point_diff_ci']:.2f}",
+                     points(line),
+                     points(line, "raw_"),
                      f"{1000 * line['seconds_a_move']:.1f}"])  # fmt: skip
     header = ["expert", "what it is", "points a round above the network, reduced", "plain",
               "ms a move"]  # fmt: skip

@@ -66,7 +66,7 @@ def rate(a: str, b: str, names: tuple[str, str], deals: int) -> dict[str, Any]:
     result = duplicate_match(a, b, table="2p", deals=deals, mode="game", seed=2026,
                              names=names, num_threads=1, variance_reduction=True)  # fmt: skip
     print(result.line(), flush=True)
-    return {k: v for k, v in result.to_json().items() if not isinstance(v, list)}
+    return result.to_json(per_deal=False)
 
 
 def main() -> None:

@@ -62,7 +62,7 @@ def evaluate(path: Path, opponent: str, table: str, deals: int, seed: int) -> di
     started = time.perf_counter()
     result = duplicate_match(f"{path}:network", opponent, table=table, deals=deals, mode="game",
                              seed=seed, num_threads=1, variance_reduction=True)  # fmt: skip
-    line = {k: v for k, v in result.to_json().items() if not isinstance(v, list)}
+    line = result.to_json(per_deal=False)
     line["seconds"] = time.perf_counter() - started
     return line
 

@@ -100,7 +100,7 @@ def main() -> None:
             num_threads=1,
             variance_reduction=True,
         )
-        line = {k: v for k, v in result.to_json().items() if not isinstance(v, list)}
+        line = result.to_json(per_deal=False)
         line |= {"expert": spec, "match_seconds": time.perf_counter() - started,
                  "seconds_a_move": time_a_move(spec, observations)}  # fmt: skip
         table["lines"].append(line)

@@ -12,7 +12,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -112,16 +112,24 @@ class MatchResult:
     correction_seconds: float = float("nan")
     """The time spent computing the corrections (0 without variance reduction)."""
 
+    PER_DEAL: ClassVar[tuple[str, ...]] = (
+        "deal_values", "raw_deal_values", "win_deal_values", "raw_win_deal_values",
+        "point_corrections", "win_corrections",
+    )  # fmt: skip
+    """The fields that hold one value a deal."""
+
     def __post_init__(self) -> None:
-        for name in ("deal_values", "raw_deal_values", "win_deal_values", "raw_win_deal_values",
-                     "point_corrections", "win_corrections"):
+        for name in self.PER_DEAL:
             value = getattr(self, name)
             if value is not None:
                 setattr(self, name, np.asarray(value, dtype=np.float64))
 
-    def to_json(self) -> dict[str, Any]:
-        """The fields as JSON-ready values (the per-deal arrays as lists)."""
+    def to_json(self, per_deal: bool = True) -> dict[str, Any]:
+        """The fields as JSON-ready values: the per-deal arrays as lists, or left out
+        (``per_deal=False``: the match's figures alone)."""
         out = asdict(self)
+        if not per_deal:
+            out = {k: v for k, v in out.items() if k not in self.PER_DEAL}
         return {k: v.tolist() if isinstance(v, np.ndarray) else v for k, v in out.items()}
 
     def line(self) -> str:
