@@ -25,15 +25,17 @@ def imitate(
     """Behaviour cloning of ``ppo.imitation_teacher`` playing every seat: cross-entropy on its
     moves, and its seat's scaled round reward as the value target."""
     started = time.perf_counter()
-    teacher = make_policy(config.ppo.imitation_teacher, seed=config.seed)
+    teacher = make_policy(config.section.imitation_teacher, seed=config.seed)
     env = bastra_env.raw_env(rules=config.rules, reward="points")
     obs: list[np.ndarray] = []
     ids: list[np.ndarray] = []
     feats: list[np.ndarray] = []
     moves: list[int] = []
     targets: list[float] = []
-    bar = tqdm(total=config.ppo.imitation_samples, desc="imitation data", unit="move", leave=False)
-    while len(moves) < config.ppo.imitation_samples:
+    bar = tqdm(
+        total=config.section.imitation_samples, desc="imitation data", unit="move", leave=False
+    )
+    while len(moves) < config.section.imitation_samples:
         env.reset(seed=int(rng.integers(2**62)))
         seat_rows: dict[str, list[int]] = {a: [] for a in env.possible_agents}
         returns = dict.fromkeys(env.possible_agents, 0.0)
@@ -55,7 +57,7 @@ def imitate(
                 returns[a] += env.rewards[a]
         for a, rows in seat_rows.items():
             for row in rows:
-                targets[row] = returns[a] * config.ppo.reward_scale
+                targets[row] = returns[a] * config.section.reward_scale
         bar.update(48)
     bar.close()
     data = {
@@ -66,16 +68,18 @@ def imitate(
         "targets": torch.tensor(targets, dtype=torch.float32, device=device),
     }
     size = len(moves)
-    for _ in tqdm(range(config.ppo.imitation_epochs), desc="imitation epochs", leave=False):
+    for _ in tqdm(range(config.section.imitation_epochs), desc="imitation epochs", leave=False):
         order = torch.randperm(size)
-        for start in range(0, size, config.ppo.minibatch_size):
-            mb = order[start : start + config.ppo.minibatch_size]
+        for start in range(0, size, config.section.minibatch_size):
+            mb = order[start : start + config.section.minibatch_size]
             logits, values = model(data["obs"][mb], data["ids"][mb], data["feats"][mb])
             loss = torch.nn.functional.cross_entropy(logits, data["moves"][mb])
-            loss = loss + config.ppo.vf_coef * 0.5 * (values - data["targets"][mb]).pow(2).mean()
+            loss = (
+                loss + config.section.vf_coef * 0.5 * (values - data["targets"][mb]).pow(2).mean()
+            )
             optimizer.zero_grad()
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), config.ppo.max_grad_norm)
+            torch.nn.utils.clip_grad_norm_(model.parameters(), config.section.max_grad_norm)
             optimizer.step()
     with torch.no_grad():
         hits = 0

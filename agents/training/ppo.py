@@ -120,6 +120,8 @@ class Learner:
     """One update from a rollout: the figures named in ``stats``."""
     start: Callable[[PolicyValueNet, Config], None] | None = None
     """What a fresh network (neither ``init_from`` nor resumed) needs before the first move."""
+    pool: Callable[[Config, torch.device, NetworkConfig], Pool] = Pool
+    """The opponents' pool (``rollout.Pool``: past snapshots; a league adds exploiters)."""
 
 
 def learn_ppo(
@@ -128,7 +130,7 @@ def learn_ppo(
     """PPO's update: GAE advantages along each seat's trajectory, then ``ppo_update``."""
     batch = buffer.tensors()
     advantages = compute_advantages(
-        buffer, batch["values"], config.ppo.gamma, config.ppo.gae_lambda
+        buffer, batch["values"], config.section.gamma, config.section.gae_lambda
     )
     returns = advantages + batch["values"]
     return ppo_update(model, optimizer, batch, advantages, returns, config)
@@ -154,7 +156,7 @@ def train_self_play(
     rng = np.random.default_rng(config.seed)
     writer = open_run_dir(run_dir, config)
     model, optimizer = build_learner(config, device)
-    pool = Pool(config, device, model.config)
+    pool = learner.pool(config, device, model.config)
     progress = Progress()
     if resume:
         progress = restore(resume, model, optimizer, pool, rng, device)
@@ -192,6 +194,7 @@ def train_self_play(
         progress.train_seconds += seconds
         if progress.update % section.snapshot_every == 0:
             pool.add(model)
+        pool.tend(progress.update, progress.env_steps, model, venv, run_dir)
         row = metrics_row(progress, buffer, plays, seconds, stats, optimizer, timer)
         log_metrics(run_dir, writer, row, columns)
         if section.eval_every and progress.update % section.eval_every == 0:
@@ -280,8 +283,7 @@ def restore(
     payload = read_checkpoint(path)
     model.load_state_dict(build_model(payload).state_dict())
     optimizer.load_state_dict(payload["optimizer"])
-    for state in payload["pool"]:
-        pool.add_state(state)
+    pool.load(payload["pool"])
     rng.bit_generator.state = payload["rng"]
     torch.set_rng_state(payload["torch_rng"])
     if device.type == "cuda" and payload.get("cuda_rng"):
@@ -314,7 +316,7 @@ def warm_start(
     progress.train_seconds += imitation["seconds"]
     writer.add_scalar("imitation/accuracy", imitation["accuracy"], 0)
     print(
-        f"imitation: {imitation['samples']:,} moves of {config.ppo.imitation_teacher}, "
+        f"imitation: {imitation['samples']:,} moves of {config.section.imitation_teacher}, "
         f"accuracy {imitation['accuracy']:.1%}, {imitation['seconds']:.0f} s"
     )
 
@@ -399,8 +401,9 @@ def ppo_update(
     approximate KL."""
     stats: dict[str, Any] = dict.fromkeys(PPO_STATS, 0.0)
     count = 0
-    clip = config.ppo.clip_coef
-    passes = minibatch_passes(model, batch, config.ppo.update_epochs, config.ppo.minibatch_size)
+    section = config.section
+    clip = section.clip_coef
+    passes = minibatch_passes(model, batch, section.update_epochs, section.minibatch_size)
     for mb, logits, values in passes:
         log_probs = logits.log_softmax(-1)  # [M, MAX_LEGAL]; padding slots about -1e9
         new_logp = log_probs.gather(1, batch["actions"][mb][:, None])[:, 0]
@@ -411,10 +414,10 @@ def ppo_update(
         policy_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - clip, 1 + clip)).mean()
         value_loss = 0.5 * (values - returns[mb]).pow(2).mean()
         entropy = -(log_probs.exp() * log_probs).sum(-1).mean()
-        loss = policy_loss + config.ppo.vf_coef * value_loss - config.ppo.ent_coef * entropy
+        loss = policy_loss + section.vf_coef * value_loss - section.ent_coef * entropy
         optimizer.zero_grad()
         loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), config.ppo.max_grad_norm)
+        torch.nn.utils.clip_grad_norm_(model.parameters(), section.max_grad_norm)
         optimizer.step()
         with torch.no_grad():
             kl = ((ratio - 1) - log_ratio).mean()
@@ -516,7 +519,7 @@ def save_run_checkpoint(
         config=config.to_dict(),
         rules=config.rules.to_dict(),
         optimizer=optimizer.state_dict(),
-        pool=pool.states,
+        pool=pool.dump(),
         **dataclasses.asdict(progress),
         rng=rng.bit_generator.state,
         torch_rng=torch.get_rng_state(),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -48,10 +49,33 @@ class Pool:
         self.add_state(cpu_state_dict(model))
 
     def add_state(self, state: dict[str, torch.Tensor]) -> None:
-        frozen = PolicyValueNet(self.network).to(self.device)
-        frozen.load_state_dict(state)
         self.states = (self.states + [state])[-self.size :]
-        self.models = (self.models + [frozen.eval()])[-self.size :]
+        self.models = (self.models + [self.frozen(state)])[-self.size :]
+
+    def frozen(self, state: dict[str, torch.Tensor]) -> PolicyValueNet:
+        """A network of the run's shape holding ``state``, in eval mode on the run's device."""
+        model = PolicyValueNet(self.network).to(self.device)
+        model.load_state_dict(state)
+        return model.eval()
+
+    def pick(self, rng: np.random.Generator) -> int:
+        """The member (an index of ``models``) that plays a pool game: uniformly drawn."""
+        return int(rng.integers(len(self.models)))
+
+    def tend(
+        self, update: int, plays: int, model: PolicyValueNet, venv: VectorEnv, run_dir: Path
+    ) -> None:
+        """Work between the learner's updates (after ``update``, the run at ``plays`` plays,
+        before its checkpoint): none for past snapshots; a league trains its exploiters here."""
+
+    def dump(self) -> Any:
+        """What a checkpoint keeps of the pool (``load`` reads it back): the snapshots' weights."""
+        return self.states
+
+    def load(self, dumped: Any) -> None:
+        """The pool of a checkpoint's ``dump``."""
+        for state in dumped:
+            self.add_state(state)
 
 
 class Rollout:
@@ -121,13 +145,18 @@ class SelfPlayGames:
         self.controllers[e] = -1
         draw = rng.random()
         if self.pool.models and draw < config.section.pool_prob:
-            opponent = int(rng.integers(len(self.pool.models)))
+            opponent = self.pool.pick(rng)
         elif self.baselines and draw < config.section.pool_prob + config.section.baseline_prob:
             opponent = BASELINE_CODE + int(rng.integers(self.baselines))
         else:
             opponent = -1
+        self.seat(e, opponent)
+
+    def seat(self, e: int, opponent: int) -> None:
+        """Slot ``e``'s new game: ``opponent`` (a controller code; -1: self-play) on a side drawn
+        at random, the learner on every other seat."""
         if opponent != -1:
-            frozen_side = int(rng.integers(2))
+            frozen_side = int(self.rng.integers(2))
             for s in range(self.seats):
                 if self.rules.side_of(s) == frozen_side:
                     self.controllers[e, s] = opponent
