@@ -65,6 +65,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 from numba import njit, prange
+from threadpoolctl import threadpool_info, threadpool_limits
 
 from . import compiled_rules as K
 from .cards import NUM_CARDS, parse_deck
@@ -306,10 +307,21 @@ def _launch(shares: Callable[..., None], one: Callable[..., None], bounds: np.nd
         one(0, size, works[0], *arrays)
         return
     with _LAUNCH:
+        first = not _LAUNCHED_IN
+        kept = _openmp_threads() if first else None
         numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]
         shares(bounds, works, *arrays)
-        if not _LAUNCHED_IN:
+        if first:
             _LAUNCHED_IN.append(os.getpid())
+            if kept is not None:  # numba's OpenMP layer, starting, set the process's count
+                threadpool_limits(kept, user_api="openmp")
+
+
+def _openmp_threads() -> int | None:
+    """The OpenMP thread count of the calling thread (torch's intra-op threads, where torch
+    runs on the same OpenMP runtime); None where no OpenMP runtime is loaded."""
+    counts = [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "openmp"]
+    return min(counts) if counts else None
 
 
 class VectorEnv:

@@ -34,9 +34,13 @@ ARMS = {"ppo": ("2p", "ppo"), "dmc": ("dmc_2p", "dmc")}
 """Each arm's config and section."""
 
 
-def train_for(arm: str, minutes: float, run_dir: Path) -> dict[str, Any]:
-    """Train ``arm`` for ``minutes`` of wall-clock; its last readable checkpoint and plays."""
-    config, section = ARMS[arm]
+def train_for(
+    arm: str, minutes: float, run_dir: Path, arms: dict[str, tuple[str, str]] = ARMS
+) -> dict[str, Any]:
+    """Train ``arm`` (of ``arms``) for ``minutes`` of wall-clock; its last readable checkpoint
+    and plays."""
+    config, section = arms[arm]
+    run_dir = run_dir.resolve()
     command = [sys.executable, str(ROOT / "train.py"), "--config", config, "--run-dir",
                str(run_dir), "threads=1", f"{section}.anneal_lr=false",
                f"{section}.total_env_steps=1000000000", f"{section}.checkpoint_every=20",

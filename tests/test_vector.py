@@ -330,3 +330,26 @@ def test_every_field_of_the_state_is_documented():
         assert row, f"{name} is missing from docs/env-vector.md's table"
         assert len(row.group(1).split(",")) == array.ndim, name
     assert state["final_scores"].shape == (3, 4)
+
+
+def test_stepping_keeps_the_openmp_thread_count_torch_was_given(tmp_path):
+    """numba's OpenMP layer, starting at the first parallel step, would set the process's OpenMP
+    thread count to every core; torch runs on it, so a trainer's ``torch.set_num_threads(1)``
+    would silently become every core (and crawl beside other work). A fresh process, as the
+    layer starts once."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "threads.py"
+    script.write_text(
+        "import torch\n"
+        "torch.set_num_threads(1)\n"
+        "import agents\n"
+        "from bastra_env.vector import VectorEnv\n"
+        "assert torch.get_num_threads() == 1\n"
+        "VectorEnv(96, num_threads=1).reset(seed=0)\n"
+        "print(torch.get_num_threads())\n"
+    )
+    found = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                           check=True)  # fmt: skip
+    assert found.stdout.split()[-1] == "1"

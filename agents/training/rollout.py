@@ -142,7 +142,6 @@ class SelfPlayGames:
         """Who plays the game now in slot ``e``: self-play, or a pool snapshot or a baseline on
         one side."""
         config, rng = self.config, self.rng
-        self.controllers[e] = -1
         draw = rng.random()
         if self.pool.models and draw < config.section.pool_prob:
             opponent = self.pool.pick(rng)
@@ -155,6 +154,7 @@ class SelfPlayGames:
     def seat(self, e: int, opponent: int) -> None:
         """Slot ``e``'s new game: ``opponent`` (a controller code; -1: self-play) on a side drawn
         at random, the learner on every other seat."""
+        self.controllers[e] = -1
         if opponent != -1:
             frozen_side = int(self.rng.integers(2))
             for s in range(self.seats):
