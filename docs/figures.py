@@ -717,13 +717,13 @@ def busy_machine_words() -> str:
 DMC_VS_PPO = "docs/dmc_vs_ppo.json"
 
 
-def dmc_vs_ppo() -> str:
-    """The research log: Deep Monte-Carlo and PPO after the same minutes of training, each
-    network alone against the heuristic (``docs/dmc_vs_ppo.json``)."""
-    study = load(DMC_VS_PPO)
+def equal_time(path: str, arms: tuple[tuple[str, str], ...]) -> str:
+    """An equal wall-clock study's arms (``arms``: key, name), each network alone against the
+    heuristic (``path``: ``experiments/dmc_vs_ppo.py``'s or ``league_vs_ppo.py``'s file)."""
+    study = load(path)
     lines = {line["a"]: line for line in study["lines"] if line["b"] == "heuristic"}
     rows = []
-    for arm, name in (("ppo", "PPO"), ("dmc", "Deep Monte-Carlo")):
+    for arm, name in arms:
         line, found = lines[arm], study["arms"][arm]
         rows.append(
             [
@@ -746,13 +746,56 @@ def dmc_vs_ppo() -> str:
     return block(table(header, rows))
 
 
-def dmc_head_to_head() -> str:
-    """The research log: the DMC network against the PPO one (``docs/dmc_vs_ppo.json``)."""
-    line = next(line for line in load(DMC_VS_PPO)["lines"] if line["b"] != "heuristic")
+def head_to_head_words(path: str) -> str:
+    """An equal wall-clock study's challenger against PPO, in words (``path`` as above)."""
+    line = next(line for line in load(path)["lines"] if line["b"] != "heuristic")
     return (
         f"{interval(line)} of {line['games']} full games, {points(line)} points a game "
         f"(plain {pct(line['raw_win_rate'])}, {points(line, 'raw_')})"
     )
+
+
+def dmc_vs_ppo() -> str:
+    """The research log: Deep Monte-Carlo and PPO after the same minutes of training, each
+    network alone against the heuristic (``docs/dmc_vs_ppo.json``)."""
+    return equal_time(DMC_VS_PPO, (("ppo", "PPO"), ("dmc", "Deep Monte-Carlo")))
+
+
+def dmc_head_to_head() -> str:
+    """The research log: the DMC network against the PPO one (``docs/dmc_vs_ppo.json``)."""
+    return head_to_head_words(DMC_VS_PPO)
+
+
+LEAGUE_VS_PPO = "docs/league_vs_ppo.json"
+
+
+def league_vs_ppo() -> str:
+    """The research log: the league and PPO after the same minutes of training, each network
+    alone against the heuristic (``docs/league_vs_ppo.json``)."""
+    return equal_time(LEAGUE_VS_PPO, (("ppo", "PPO"), ("league", "league")))
+
+
+def league_head_to_head() -> str:
+    """The research log: the league's network against PPO's (``docs/league_vs_ppo.json``)."""
+    return head_to_head_words(LEAGUE_VS_PPO)
+
+
+def league_probes() -> str:
+    """The research log: the exploiters of the league's run, and the same probe on each final
+    network (``docs/league_vs_ppo.json``)."""
+    study = load(LEAGUE_VS_PPO)
+    rows = []
+    for row in study["league_probes"]:
+        line = {k: float(row[k]) for k in ("win_rate", "ci_low", "ci_high", "point_diff",
+                                           "point_diff_ci")}  # fmt: skip
+        rows.append([f"league, exploiter {row['phase']}", count(int(row["env_steps"])),
+                     interval(line), points(line)])  # fmt: skip
+    for arm, name in (("league", "league, final network"), ("ppo", "PPO, final network")):
+        line = study["final_probes"][arm]
+        rows.append([name, count(study["arms"][arm]["plays"]), interval(line), points(line)])
+    header = ["probed", "its plays", "exploiter's rounds won [95% CI]",
+              "exploiter's points a round, reduced"]  # fmt: skip
+    return block(table(header, rows))
 
 
 TEACHER_2P = "docs/teacher_table_2p.json"
@@ -808,6 +851,9 @@ def scaling_2p() -> str:
 BLOCKS: dict[str, Callable[[], str]] = {
     "dmc_vs_ppo": dmc_vs_ppo,
     "dmc_head_to_head": dmc_head_to_head,
+    "league_vs_ppo": league_vs_ppo,
+    "league_head_to_head": league_head_to_head,
+    "league_probes": league_probes,
     "teacher_table": teacher_table,
     "scaling_2p": scaling_2p,
     "quick_run_time": quick_run_time,

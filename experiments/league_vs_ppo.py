@@ -74,11 +74,11 @@ def plot(curve: list[dict[str, str]], finals: dict[str, dict[str, Any]], arms: d
     fig, ax = plt.subplots(figsize=(7, 4))
     ax.errorbar(plays, diff, yerr=half, marker="o", ms=4, capsize=3,
                 label="the league's exploiters during its run")  # fmt: skip
-    for arm, color in (("league", "tab:blue"), ("ppo", "tab:red")):
+    for arm, name, color in (("league", "league", "tab:blue"), ("ppo", "PPO", "tab:red")):
         found = finals[arm]
         ax.errorbar([arms[arm]["plays"] / 1e6], [found["point_diff"]],
                     yerr=[found["point_diff_ci"]], marker="s", ms=7, capsize=4, color=color,
-                    ls="none", label=f"probe of the final {arm} network")  # fmt: skip
+                    ls="none", label=f"probe of the final {name} network")  # fmt: skip
     ax.axhline(0.0, color="grey", lw=0.8, ls="--")
     ax.set_xlabel("the main network's training plays (millions)")
     ax.set_ylabel("exploiter's points a round over it")
