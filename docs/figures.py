@@ -848,6 +848,40 @@ def scaling_2p() -> str:
     return block(table(header, rows))
 
 
+CANDIDATE_2P = "docs/candidate_2p.json"
+
+
+def candidate_2p() -> str:
+    """The research log: the 2p candidate (the scaling run's network with the endgame learning)
+    against the packaged model as shipped, and both networks alone against the yardsticks
+    (``docs/candidate_2p.json``)."""
+    study = load(CANDIDATE_2P)
+    rows = []
+    for line in study["lines"]:
+        plain_figures = f"{pct(line['raw_win_rate'])}, {points(line, 'raw_')}"
+        rows.append([f"`{line['a']}`", f"`{line['b']}`", str(line["games"]), interval(line),
+                     points(line), plain_figures])  # fmt: skip
+    header = ["player", "against", "games", "won, reduced [95% CI]", "points a game, reduced",
+              "plain"]  # fmt: skip
+    return block(table(header, rows))
+
+
+EXPLOITABILITY_2P = "docs/exploitability_2p.json"
+
+
+def exploitability_2p() -> str:
+    """The research log: the exploitability probe on the 2p scaling run's checkpoints
+    (``docs/exploitability_2p.json``)."""
+    study = load(EXPLOITABILITY_2P)
+    rows = []
+    for line in study["lines"]:
+        rows.append([count(line["plays"]), count(line["exploiter_plays"]), interval(line),
+                     points(line)])  # fmt: skip
+    header = ["the network's plays", "the exploiter's plays", "exploiter's rounds won [95% CI]",
+              "exploiter's points a round, reduced"]  # fmt: skip
+    return block(table(header, rows))
+
+
 BLOCKS: dict[str, Callable[[], str]] = {
     "dmc_vs_ppo": dmc_vs_ppo,
     "dmc_head_to_head": dmc_head_to_head,
@@ -856,6 +890,8 @@ BLOCKS: dict[str, Callable[[], str]] = {
     "league_probes": league_probes,
     "teacher_table": teacher_table,
     "scaling_2p": scaling_2p,
+    "candidate_2p": candidate_2p,
+    "exploitability_2p": exploitability_2p,
     "quick_run_time": quick_run_time,
     "quick_run_rates": quick_run_rates,
     "head_to_head": head_to_head,

@@ -15,7 +15,7 @@ same command and minutes) in place of training it again. Then:
   ``--deals`` duplicate deals (seed 2026), variance-reduced;
 - the exploitability probe on each final network: an exploiter forked from it trains against it
   frozen for the league's ``exploiter_updates`` and is measured against it as the league measures
-  its own (``agents.experimental.league.train_exploiter``, the same seed for both);
+  its own (``experiments/exploitability.py``'s probe, the same stream for both);
 - the league's own probes over its training (``league.csv``) and the two final probes are
   plotted (``--plot``).
 """
@@ -34,31 +34,12 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agents.experimental.league import LeagueConfig, train_exploiter  # noqa: E402
-from agents.learning.network import build_model, read_checkpoint  # noqa: E402
-from agents.training.config import load_yaml, resolve_config  # noqa: E402
-from bastra_env.vector import VectorEnv  # noqa: E402
+from agents.learning.network import read_checkpoint  # noqa: E402
 from experiments.dmc_vs_ppo import rate, train_for  # noqa: E402
+from experiments.exploitability import probe  # noqa: E402
 
 ARMS = {"ppo": ("2p", "ppo"), "league": ("league_2p", "league")}
 """Each arm's config and section."""
-PROBE_PHASE = 10_000
-"""The probe's exploiter number (its games' stream), the same for both final networks."""
-
-
-def probe(checkpoint: str) -> dict[str, Any]:
-    """The league's exploitability probe on ``checkpoint``'s network (module docs)."""
-    config = LeagueConfig.from_dict({**load_yaml(resolve_config("league_2p")), "threads": 1})
-    model = build_model(read_checkpoint(ROOT / checkpoint))
-    venv = VectorEnv(config.league.num_envs, rules=config.rules, reward="points", copy=False,
-                     num_threads=1)  # fmt: skip
-    torch.manual_seed(0)
-    row = train_exploiter(config, model, venv, torch.device("cpu"), PROBE_PHASE)
-    row.pop("state")
-    print(f"probe of {checkpoint}: {row['win_rate']:.1%} [{row['ci_low']:.1%}, "
-          f"{row['ci_high']:.1%}], {row['point_diff']:+.2f} ± {row['point_diff_ci']:.2f} points "
-          "a round", flush=True)  # fmt: skip
-    return row
 
 
 def plot(curve: list[dict[str, str]], finals: dict[str, dict[str, Any]], arms: dict,
@@ -113,7 +94,7 @@ def main() -> None:
     spec = {arm: f"{ROOT / found['checkpoint']}:network" for arm, found in arms.items()}
     lines = [rate(spec[arm], "heuristic", (arm, "heuristic"), args.deals) for arm in ARMS]
     lines.append(rate(spec["league"], spec["ppo"], ("league", "ppo"), args.deals))
-    finals = {arm: probe(found["checkpoint"]) for arm, found in arms.items()}
+    finals = {arm: probe(ROOT / found["checkpoint"]) for arm, found in arms.items()}
     last = read_checkpoint(ROOT / arms["league"]["checkpoint"])["update"]
     table = args.runs / "league" / "league.csv"  # the exploiters up to the last checkpoint
     rows = list(csv.DictReader(table.open())) if table.exists() else []

@@ -1,7 +1,10 @@
 """EXPERIMENTAL. A league (``algorithm: league``): PPO self-play whose opponent pool also holds
 exploiters, networks trained only to beat the main network, and whose exploiters' gains track the
 main network's exploitability over training. It runs on PPO's self-play loop
-(``agents.training.ppo.train_self_play``) with PPO's learner; only the pool differs.
+(``agents.training.ppo.train_self_play``) with PPO's learner; only the pool differs. Its
+exploiters found no weakness to train against and, after the same minutes of training, its
+network is no stronger than PPO's (docs/experiments.md, "A league"), so nothing that ships leads
+here; it stays runnable by its configs' names.
 
     bastra train --config league_smoke --run-dir runs/league     # a tiny run
     bastra train --config league_2p                               # the 2p run (PPO's settings)
