@@ -835,7 +835,21 @@ SCALING_2P = "docs/scaling_2p.json"
 def scaling_2p() -> str:
     """The research log: the 2p scaling run's network alone at points on a log axis of plays,
     full games against each yardstick, variance-reduced (``docs/scaling_2p.json``)."""
-    study = load(SCALING_2P)
+    return scaling(SCALING_2P)
+
+
+SCALING_4P_TEAMS = "docs/scaling_4p_teams.json"
+
+
+def scaling_4p_teams() -> str:
+    """The research log: the team scaling run's network pair, as ``scaling_2p``
+    (``docs/scaling_4p_teams.json``)."""
+    return scaling(SCALING_4P_TEAMS)
+
+
+def scaling(path: str) -> str:
+    """A scaling study's table (``experiments/scaling_eval.py``'s file)."""
+    study = load(path)
     opponents = list(dict.fromkeys(line["opponent"] for line in study["lines"]))
     by_plays: dict[int, dict[str, dict[str, Any]]] = {}
     for line in study["lines"]:
@@ -890,6 +904,7 @@ BLOCKS: dict[str, Callable[[], str]] = {
     "league_probes": league_probes,
     "teacher_table": teacher_table,
     "scaling_2p": scaling_2p,
+    "scaling_4p_teams": scaling_4p_teams,
     "candidate_2p": candidate_2p,
     "exploitability_2p": exploitability_2p,
     "quick_run_time": quick_run_time,

@@ -95,8 +95,8 @@ def test_the_same_seed_gives_the_same_run_and_a_resume_continues_exactly(tmp_pat
         assert torch.equal(tensor, final["c"]["pool"]["exploiters"][-1][key])
     rows = {}
     for name in "abc":  # every figure but the seconds
-        rows[name] = [{k: v for k, v in row.items() if k != "exploiter_seconds"}
-                      for row in csv.DictReader((tmp_path / name / "league.csv").open())]  # fmt: skip
+        table = csv.DictReader((tmp_path / name / "league.csv").open())
+        rows[name] = [{k: v for k, v in row.items() if k != "exploiter_seconds"} for row in table]
     assert rows["a"] == rows["b"]
     assert rows["c"] == rows["a"][1:]  # the resumed run's exploiter: the same, to the digit
 
