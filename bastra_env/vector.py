@@ -306,22 +306,35 @@ def _launch(shares: Callable[..., None], one: Callable[..., None], bounds: np.nd
     if size < 2 * ROWS_PER_THREAD or (forked and numba.threading_layer() == "omp"):
         one(0, size, works[0], *arrays)
         return
+    start_threading_layer()
     with _LAUNCH:
-        first = not _LAUNCHED_IN
-        kept = _openmp_threads() if first else None
         numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]
         shares(bounds, works, *arrays)
-        if first:
+        if not _LAUNCHED_IN:
             _LAUNCHED_IN.append(os.getpid())
-            if kept is not None:  # numba's OpenMP layer, starting, set the process's count
-                threadpool_limits(kept, user_api="openmp")
 
 
-def _openmp_threads() -> int | None:
-    """The OpenMP thread count of the calling thread (torch's intra-op threads, where torch
-    runs on the same OpenMP runtime); None where no OpenMP runtime is loaded."""
-    counts = [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "openmp"]
-    return min(counts) if counts else None
+_STARTING = threading.Lock()
+_LAYER_STARTED: list[bool] = []
+"""Set once numba's threading layer is started (a forked child inherits the started layer)."""
+
+
+def start_threading_layer() -> None:
+    """Start numba's threading layer, keeping the process's OpenMP thread count; later calls
+    return at once. The OpenMP layer, starting, sets that count to every core, and torch runs on
+    the same count: a ``torch.set_num_threads(1)`` made before it would silently become every
+    core (and crawl beside other work). Every parallel kernel of the project runs after it (the
+    vector env's launches here; ``agents.evaluation.luck``'s walks call it)."""
+    if _LAYER_STARTED:
+        return
+    with _STARTING:
+        if _LAYER_STARTED:
+            return
+        counts = [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "openmp"]
+        numba.get_num_threads()  # starts the layer
+        if counts:
+            threadpool_limits(min(counts), user_api="openmp")
+        _LAYER_STARTED.append(True)
 
 
 class VectorEnv:
@@ -706,4 +719,11 @@ def _check_seed(seed: Any) -> int:
     return int(seed) & SEED_MASK
 
 
-__all__ = ["GymVectorEnv", "RandomBatchPolicy", "VectorEnv", "game_seed", "random_legal"]
+__all__ = [
+    "GymVectorEnv",
+    "RandomBatchPolicy",
+    "VectorEnv",
+    "game_seed",
+    "random_legal",
+    "start_threading_layer",
+]

@@ -332,11 +332,22 @@ def test_every_field_of_the_state_is_documented():
     assert state["final_scores"].shape == (3, 4)
 
 
-def test_stepping_keeps_the_openmp_thread_count_torch_was_given(tmp_path):
-    """numba's OpenMP layer, starting at the first parallel step, would set the process's OpenMP
-    thread count to every core; torch runs on it, so a trainer's ``torch.set_num_threads(1)``
-    would silently become every core (and crawl beside other work). A fresh process, as the
-    layer starts once."""
+@pytest.mark.parametrize(
+    "kernel",
+    [
+        "from bastra_env.vector import VectorEnv\nVectorEnv(96, num_threads=1).reset(seed=0)",
+        "from agents.evaluation.matches import duplicate_match\n"
+        "duplicate_match('greedy', 'random', deals=2, mode='round', num_threads=1,\n"
+        "                variance_reduction=True)",
+    ],
+    ids=["vector-env", "luck-walk"],
+)
+def test_parallel_kernels_keep_the_openmp_thread_count_torch_was_given(tmp_path, kernel):
+    """numba's OpenMP layer, starting at the first parallel kernel (the vector env's step, the
+    variance reduction's walk of the games), would set the process's OpenMP thread count to
+    every core; torch runs on it, so a trainer's ``torch.set_num_threads(1)`` would silently
+    become every core (and crawl beside other work). A fresh process each, as the layer starts
+    once."""
     import subprocess
     import sys
 
@@ -345,9 +356,8 @@ def test_stepping_keeps_the_openmp_thread_count_torch_was_given(tmp_path):
         "import torch\n"
         "torch.set_num_threads(1)\n"
         "import agents\n"
-        "from bastra_env.vector import VectorEnv\n"
         "assert torch.get_num_threads() == 1\n"
-        "VectorEnv(96, num_threads=1).reset(seed=0)\n"
+        f"{kernel}\n"
         "print(torch.get_num_threads())\n"
     )
     found = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,

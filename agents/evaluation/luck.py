@@ -103,6 +103,7 @@ from bastra_env.compiled_rules import (
     start_round,
 )
 from bastra_env.layout import NUM_ACTIONS, OBSERVATION_SIZE, SLOTS_PER_CARD
+from bastra_env.vector import start_threading_layer
 
 # the per-game figures walk_game returns (row of ``int`` FIGURES floats)
 CHANCE_POINTS, CHANCE_WIN, DECISION_POINTS, DECISION_WIN = 0, 1, 2, 3
@@ -678,6 +679,7 @@ def luck_corrections(
     table = (np.asarray(prob_table, dtype=np.float64).reshape(-1, NUM_ACTIONS) if len(prob_table)
              else np.zeros((0, NUM_ACTIONS), dtype=np.float64))  # fmt: skip
     w1, b1, w2, b2, w3, b3 = value.weights
+    start_threading_layer()
     figures = walk_games(rules_array(rules), np.asarray(game_seeds, dtype=np.int64), starts, flat,
                          rows, table, w1, b1, w2, b2, w3, b3, samples, rollout,
                          *pack_policies(policies))  # fmt: skip

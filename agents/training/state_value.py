@@ -43,6 +43,7 @@ from agents.registry import load_policy, make_policy
 from bastra_env import Rules
 from bastra_env.compiled_rules import rules_array
 from bastra_env.rules import TABLES
+from bastra_env.vector import start_threading_layer
 
 
 @dataclass(frozen=True)
@@ -134,6 +135,7 @@ def make_data(config: ValueConfig, progress: bool = True) -> dict[str, np.ndarra
         starts = np.zeros(stop - start + 1, dtype=np.int64)
         starts[1:] = np.cumsum([len(a) for a in trace.actions])
         flat = np.concatenate([np.asarray(a, dtype=np.int64) for a in trace.actions])
+        start_threading_layer()
         views, rounds, kept, points, figures = collect_views(
             rules_array(rules), seeds[start:stop].astype(np.int64), starts, flat, 4096
         )
