@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -28,18 +27,10 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agents.evaluation.matches import duplicate_match  # noqa: E402
+from experiments.dmc_vs_ppo import rate  # noqa: E402
 
 PACKAGED = {"2p": "bastra_2p", "4p_teams": "bastra_4p_teams"}
 YARDSTICKS = ("heuristic", "pimc:64")
-
-
-def match(a: str, b: str, names: tuple[str, str], table: str, deals: int) -> dict[str, Any]:
-    started = time.perf_counter()
-    result = duplicate_match(a, b, table=table, deals=deals, mode="game", seed=2026,
-                             names=names, num_threads=1, variance_reduction=True)  # fmt: skip
-    print(result.line(), flush=True)
-    return {**result.to_json(per_deal=False), "seconds": round(time.perf_counter() - started, 1)}
 
 
 def main() -> None:
@@ -67,7 +58,7 @@ def main() -> None:
         plan.append((f"{args.candidate}:network", yardstick, ("candidate:network", yardstick)))
         plan.append((f"{packaged}:network", yardstick, (f"{packaged}:network", yardstick)))
     for a, b, names in plan:
-        study["lines"].append(match(a, b, names, args.table, args.deals))
+        study["lines"].append(rate(a, b, names, args.deals, args.table))
         out.write_text(json.dumps(study, indent=1) + "\n")
     print(f"wrote {out}")
 

@@ -66,8 +66,10 @@ def train_for(
     raise SystemExit(f"{arm}: no checkpoint in {run_dir} after {minutes} minutes")
 
 
-def rate(a: str, b: str, names: tuple[str, str], deals: int) -> dict[str, Any]:
-    result = duplicate_match(a, b, table="2p", deals=deals, mode="game", seed=2026,
+def rate(a: str, b: str, names: tuple[str, str], deals: int, table: str = "2p") -> dict[str, Any]:
+    """A against B, full games on ``deals`` duplicate deals (seed 2026), variance-reduced, one
+    thread: the line printed, the match's figures returned (its time in ``seconds``)."""
+    result = duplicate_match(a, b, table=table, deals=deals, mode="game", seed=2026,
                              names=names, num_threads=1, variance_reduction=True)  # fmt: skip
     print(result.line(), flush=True)
     return result.to_json(per_deal=False)

@@ -25,17 +25,16 @@ def imitate(
     """Behaviour cloning of ``ppo.imitation_teacher`` playing every seat: cross-entropy on its
     moves, and its seat's scaled round reward as the value target."""
     started = time.perf_counter()
-    teacher = make_policy(config.section.imitation_teacher, seed=config.seed)
+    section = config.section
+    teacher = make_policy(section.imitation_teacher, seed=config.seed)
     env = bastra_env.raw_env(rules=config.rules, reward="points")
     obs: list[np.ndarray] = []
     ids: list[np.ndarray] = []
     feats: list[np.ndarray] = []
     moves: list[int] = []
     targets: list[float] = []
-    bar = tqdm(
-        total=config.section.imitation_samples, desc="imitation data", unit="move", leave=False
-    )
-    while len(moves) < config.section.imitation_samples:
+    bar = tqdm(total=section.imitation_samples, desc="imitation data", unit="move", leave=False)
+    while len(moves) < section.imitation_samples:
         env.reset(seed=int(rng.integers(2**62)))
         seat_rows: dict[str, list[int]] = {a: [] for a in env.possible_agents}
         returns = dict.fromkeys(env.possible_agents, 0.0)
@@ -57,7 +56,7 @@ def imitate(
                 returns[a] += env.rewards[a]
         for a, rows in seat_rows.items():
             for row in rows:
-                targets[row] = returns[a] * config.section.reward_scale
+                targets[row] = returns[a] * section.reward_scale
         bar.update(48)
     bar.close()
     data = {
@@ -68,18 +67,16 @@ def imitate(
         "targets": torch.tensor(targets, dtype=torch.float32, device=device),
     }
     size = len(moves)
-    for _ in tqdm(range(config.section.imitation_epochs), desc="imitation epochs", leave=False):
+    for _ in tqdm(range(section.imitation_epochs), desc="imitation epochs", leave=False):
         order = torch.randperm(size)
-        for start in range(0, size, config.section.minibatch_size):
-            mb = order[start : start + config.section.minibatch_size]
+        for start in range(0, size, section.minibatch_size):
+            mb = order[start : start + section.minibatch_size]
             logits, values = model(data["obs"][mb], data["ids"][mb], data["feats"][mb])
             loss = torch.nn.functional.cross_entropy(logits, data["moves"][mb])
-            loss = (
-                loss + config.section.vf_coef * 0.5 * (values - data["targets"][mb]).pow(2).mean()
-            )
+            loss = loss + section.vf_coef * 0.5 * (values - data["targets"][mb]).pow(2).mean()
             optimizer.zero_grad()
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), config.section.max_grad_norm)
+            torch.nn.utils.clip_grad_norm_(model.parameters(), section.max_grad_norm)
             optimizer.step()
     with torch.no_grad():
         hits = 0
