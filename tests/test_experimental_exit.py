@@ -6,6 +6,7 @@ the same data on local Ray actors."""
 from __future__ import annotations
 
 import csv
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -23,6 +24,7 @@ from agents.experimental.expert import (
     shard_seed,
 )
 from agents.experimental.privileged import ValueLeafPIMC, leaf_inputs, privileged
+from agents.learning.config import PRESETS
 from agents.learning.network import NetworkConfig, PolicyValueNet
 from agents.search import world_kernels as S
 from agents.search.players import PIMCPolicy
@@ -78,6 +80,17 @@ def test_shard_seeds_are_fixed_and_distinct():
     assert len(set(seeds)) == 8 and seeds == [shard_seed(0, it, s) for it in (1, 2) for s in
                                               range(4)]  # fmt: skip
     assert shard_seed(1, 1, 0) != shard_seed(0, 1, 0)
+
+
+def test_the_expert_searches_as_the_tables_infer_player_at_its_worlds_and_weight():
+    shipped = PRESETS["bastra_2p:infer"]
+    expert = ExpertConfig(rules=RULES_2P, worlds=64, network_weight=0.3).search()
+    assert expert == replace(shipped, objective="points")  # its values in round points
+    assert expert.misfit_rollout_model_weight == 0.5  # the 2p table's, not the default
+    teams = Rules(num_players=4, teams=True, max_rounds=1).to_dict()
+    expert = ExpertConfig(rules=teams, worlds=16, network_weight=0.2).search()
+    assert expert == replace(PRESETS["bastra_4p_teams:infer"], objective="points",
+                             infer_worlds=16, network_weight=0.2)  # fmt: skip
 
 
 def test_expert_config_refuses_bad_fields():

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
 import numpy as np
@@ -27,11 +27,12 @@ import torch
 from torch import nn
 
 from agents.experimental.privileged import PRIVILEGED_SIZE, ValueLeafPIMC, privileged
-from agents.learning.config import SearchConfig
+from agents.learning.config import INFERENCE, SearchConfig, search_preset
 from agents.learning.network import PolicyValueNet, build_model, cpu_state_dict
 from agents.learning.policy import LearnedPolicy
 from bastra_env import Rules
 from bastra_env.layout import NUM_ACTIONS, OBSERVATION_SIZE
+from bastra_env.rules import table_of
 from bastra_env.vector import VectorEnv
 
 
@@ -115,10 +116,13 @@ class ExpertConfig:
             raise ValueError(f"ExpertConfig.leaf must be one of {LEAVES}, got {self.leaf!r}")
 
     def search(self) -> SearchConfig:
-        """The searching player's ``SearchConfig``: PIMC on ``worlds`` inferred worlds with the
-        network's weight, the endgame search after, every value in round points."""
-        return SearchConfig(infer_worlds=self.worlds, network_weight=self.network_weight,
-                            objective="points")  # fmt: skip
+        """The searching player's ``SearchConfig``: the table's ``:infer`` player
+        (``search_preset``: in 2p, half rollouts by the rollout policy where the deal's plays
+        misfit the opponent model) on ``worlds`` inferred worlds with the network's weight, the
+        endgame search after, every value in round points."""
+        table = table_of(Rules.from_dict(dict(self.rules)))
+        return replace(search_preset(table, (INFERENCE,)), infer_worlds=self.worlds,
+                       network_weight=self.network_weight, objective="points")  # fmt: skip
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> ExpertConfig:

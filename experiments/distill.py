@@ -1,0 +1,238 @@
+"""Distilling the teacher into the 2p network: the shipped network with PIMC on inferred worlds
+before the endgame (``bastra_2p:infer``, the teacher table's strongest expert) plays single
+rounds against itself; the packaged network learns its moves and values; the student's network
+alone is rated against the packaged one and the yardsticks.
+
+    python experiments/distill.py generate --shards 400     # teacher data, resumable
+    python experiments/distill.py train [--epochs 4]        # the student, from the packaged net
+    python experiments/distill.py rate [--deals 300]        # full games, variance-reduced
+
+``generate`` plays shards of 16 single rounds (``agents.experimental.expert.play_shard``: the
+expert is the table's ``:infer`` player at 64 worlds, its values in round points; the move
+played is drawn from ``softmax(value / 0.5 points)``, the target is that distribution, one-hot
+where one move is legal) and writes each shard to ``--data`` as it finishes; shards already
+there are kept, so the data grows across runs and each shard's seed fixes its games. ``train``
+holds out every 20th shard, fine-tunes the packaged network on the rest (the target's
+cross-entropy plus the round's scaled point difference as the value target) and keeps the epoch
+with the best held-out cross-entropy. ``rate`` plays the student's network alone against the
+packaged network alone, the heuristic and ``pimc:64`` (seed 2026, one thread) and writes the
+figures with the data's and training's to ``--json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from agents.experimental.expert import (  # noqa: E402
+    SHARD_FIELDS,
+    ExpertConfig,
+    Weights,
+    play_shard,
+    shard_seed,
+)
+from agents.learning.features import PAD_ACTION, action_inputs_batch  # noqa: E402
+from agents.learning.network import (  # noqa: E402
+    PolicyValueNet,
+    build_model,
+    read_checkpoint,
+    save_checkpoint,
+)
+from agents.learning.policy import pretrained_path  # noqa: E402
+from bastra_env import Rules  # noqa: E402
+
+PACKAGED = "bastra_2p"
+SEED = 4242
+GAMES = 16
+HOLD_OUT = 20
+"""Every ``HOLD_OUT``-th shard is held out of training."""
+RUN = ROOT / "runs" / "distill_2p"
+
+
+def packaged_model() -> PolicyValueNet:
+    model = build_model(read_checkpoint(pretrained_path(PACKAGED)))
+    model.eval()
+    return model
+
+
+def expert() -> ExpertConfig:
+    rules = Rules(num_players=2, max_rounds=1)
+    return ExpertConfig(rules=rules.to_dict(), worlds=64, temperature=0.5, network_weight=0.3,
+                        games=GAMES)  # fmt: skip
+
+
+def generate(data: Path, shards: int) -> None:
+    data.mkdir(parents=True, exist_ok=True)
+    torch.set_num_threads(1)
+    weights = Weights.of(packaged_model())
+    config = expert()
+    todo = [s for s in range(shards) if not (data / f"shard_{s:05d}.npz").exists()]
+    decisions, seconds = 0, 0.0
+    bar = tqdm(todo, desc="teacher shards", unit="shard")
+    for s in bar:
+        out = play_shard(weights, config, shard_seed(SEED, 0, s))
+        arrays = {name: out[name] for name in SHARD_FIELDS}
+        tmp = data / f"shard_{s:05d}.tmp.npz"
+        np.savez_compressed(tmp, seconds=out["seconds"], **arrays)
+        tmp.replace(data / f"shard_{s:05d}.npz")
+        decisions += out["searched_decisions"]
+        seconds += out["seconds"]
+        bar.set_postfix(ms_a_search=f"{1000 * seconds / max(decisions, 1):.1f}",
+                        decisions=f"{decisions:,}")  # fmt: skip
+
+
+def load(data: Path) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], dict[str, Any]]:
+    paths = sorted(data.glob("shard_?????.npz"))
+    if not paths:
+        raise SystemExit(f"no shards in {data}: run generate first")
+    parts: dict[bool, list[Any]] = {True: [], False: []}
+    seconds = 0.0
+    for path in paths:
+        with np.load(path) as shard:
+            parts[int(path.stem.split("_")[1]) % HOLD_OUT == 0].append(
+                {name: shard[name] for name in SHARD_FIELDS}
+            )
+            seconds += float(shard["seconds"])
+
+    def join(shards: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+        return {name: np.concatenate([s[name] for s in shards]) for name in SHARD_FIELDS}
+
+    train, held = join(parts[False]), join(parts[True])
+    facts = {"shards": len(paths), "train_decisions": len(train["value"]),
+             "held_out_decisions": len(held["value"]), "teacher_seconds": seconds}  # fmt: skip
+    return train, held, facts
+
+
+def batch_loss(
+    model: PolicyValueNet, data: dict[str, np.ndarray], rows: np.ndarray
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The policy's cross-entropy to the target, the value loss, the entropy of the target and
+    whether the policy's favourite is the target's, on searched decisions (``rows``)."""
+    obs = torch.from_numpy(data["obs"][rows].astype(np.float32))
+    actions, features = action_inputs_batch(obs.numpy(), data["mask"][rows])
+    actions_t = torch.from_numpy(actions)
+    pad = torch.zeros(len(rows), 1)
+    full = torch.cat([torch.from_numpy(data["target"][rows].astype(np.float32)), pad], dim=1)
+    assert full.shape[1] - 1 == PAD_ACTION
+    target = full.gather(1, actions_t)
+    logits, values = model.slot_logits(obs, actions_t, torch.from_numpy(features))
+    log_probs = logits.log_softmax(-1)
+    cross = -(target * log_probs).sum(-1)
+    entropy = -(target * target.clamp_min(1e-12).log()).sum(-1)
+    value_loss = 0.5 * (values - torch.from_numpy(data["value"][rows])).pow(2)
+    agree = (log_probs.argmax(-1) == target.argmax(-1)).float()
+    return cross, value_loss, entropy, agree
+
+
+@torch.no_grad()
+def held_out(model: PolicyValueNet, held: dict[str, np.ndarray]) -> dict[str, float]:
+    rows = np.flatnonzero(held["searched"])
+    sums = np.zeros(4)
+    for start in range(0, len(rows), 4096):
+        for k, part in enumerate(batch_loss(model, held, rows[start : start + 4096])):
+            sums[k] += float(part.sum())
+    cross, value, entropy, agree = sums / len(rows)
+    return {"cross_entropy": cross, "kl": cross - entropy, "value_loss": value, "agreement": agree}
+
+
+def train(data: Path, out: Path, epochs: int, lr: float, batch: int, vf_coef: float) -> None:
+    torch.set_num_threads(1)
+    torch.manual_seed(SEED)
+    rng = np.random.default_rng(SEED)
+    train_data, held, facts = load(data)
+    print(f"{facts['train_decisions']:,} decisions to learn from, {facts['held_out_decisions']:,} "
+          f"held out ({facts['shards']} shards, {facts['teacher_seconds']:.0f} s of teacher "
+          f"play)")  # fmt: skip
+    model = packaged_model()
+    history = [{"epoch": 0, **held_out(model, held)}]
+    print(history[-1])
+    best = (history[-1]["cross_entropy"], 0)
+    save_checkpoint(out, model, distill={"history": history, **facts})
+    optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+    rows = np.flatnonzero(train_data["searched"])
+    started = time.perf_counter()
+    for epoch in range(1, epochs + 1):
+        model.train()
+        order = rng.permutation(rows)
+        bar = tqdm(range(0, len(order), batch), desc=f"epoch {epoch}", unit="batch", leave=False)
+        for start in bar:
+            cross, value, _, agree = batch_loss(model, train_data, order[start : start + batch])
+            loss = cross.mean() + vf_coef * value.mean()
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 0.5)
+            optimizer.step()
+            bar.set_postfix(ce=f"{float(cross.mean()):.3f}", agree=f"{float(agree.mean()):.3f}")
+        model.eval()
+        history.append({"epoch": epoch, **held_out(model, held)})
+        print(history[-1], flush=True)
+        if history[-1]["cross_entropy"] < best[0]:
+            best = (history[-1]["cross_entropy"], epoch)
+            save_checkpoint(out, model, distill={"history": history, "best_epoch": epoch,
+                                                 "train_seconds": time.perf_counter() - started,
+                                                 "lr": lr, "batch": batch, "vf_coef": vf_coef,
+                                                 **facts})  # fmt: skip
+    print(f"best epoch {best[1]} (held-out cross-entropy {best[0]:.4f}); wrote {out}")
+
+
+def rate_student(student: Path, deals: int, out: Path) -> None:
+    from experiments.dmc_vs_ppo import rate
+
+    torch.set_num_threads(1)
+    payload = torch.load(student, map_location="cpu", weights_only=False)
+    study: dict[str, Any] = {
+        "student": str(student.relative_to(ROOT)),
+        "deals": deals,
+        "seed": 2026,
+        "distill": payload["distill"],
+        "lines": [],
+        "command": f"python experiments/distill.py rate --deals {deals}",
+    }
+    plan = [(f"{student}:network", f"{PACKAGED}:network", ("student:network", "bastra_2p:network"))]
+    for yardstick in ("heuristic", "pimc:64"):
+        plan.append((f"{student}:network", yardstick, ("student:network", yardstick)))
+    for a, b, names in plan:
+        study["lines"].append(rate(a, b, names, deals))
+        out.write_text(json.dumps(study, indent=1) + "\n")
+    print(f"wrote {out}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    gen = commands.add_parser("generate")
+    gen.add_argument("--shards", type=int, required=True, help="shards 0..N-1 (16 rounds each)")
+    gen.add_argument("--data", type=Path, default=RUN / "data")
+    learn = commands.add_parser("train")
+    learn.add_argument("--data", type=Path, default=RUN / "data")
+    learn.add_argument("--out", type=Path, default=RUN / "student.pt")
+    learn.add_argument("--epochs", type=int, default=4)
+    learn.add_argument("--lr", type=float, default=1e-4)
+    learn.add_argument("--batch", type=int, default=512)
+    learn.add_argument("--vf-coef", type=float, default=0.5)
+    rate = commands.add_parser("rate")
+    rate.add_argument("--student", type=Path, default=RUN / "student.pt")
+    rate.add_argument("--deals", type=int, default=300)
+    rate.add_argument("--json", type=Path, default=ROOT / "docs" / "distill_2p.json")
+    args = parser.parse_args()
+    if args.command == "generate":
+        generate(args.data, args.shards)
+    elif args.command == "train":
+        train(args.data, args.out, args.epochs, args.lr, args.batch, args.vf_coef)
+    else:
+        rate_student(args.student.resolve(), args.deals, args.json)
+
+
+if __name__ == "__main__":
+    main()
