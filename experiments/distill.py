@@ -115,15 +115,18 @@ def load(data: Path) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], dict
 
 
 def batch_loss(
-    model: PolicyValueNet, data: dict[str, np.ndarray], rows: np.ndarray
+    model: PolicyValueNet, data: dict[str, np.ndarray], rows: np.ndarray, sharpen: float
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
-    """The policy's cross-entropy to the target, the value loss, the entropy of the target and
-    whether the policy's favourite is the target's, on searched decisions (``rows``)."""
+    """The policy's cross-entropy to the target (its shares to the power ``sharpen``,
+    renormalised: the softmax at the recorded temperature over ``sharpen``), the value loss, the
+    entropy of the target and whether the policy's favourite is the target's, on searched
+    decisions (``rows``)."""
     obs = torch.from_numpy(data["obs"][rows].astype(np.float32))
     actions, features = action_inputs_batch(obs.numpy(), data["mask"][rows])
     actions_t = torch.from_numpy(actions)
     pad = torch.zeros(len(rows), 1)
-    full = torch.cat([torch.from_numpy(data["target"][rows].astype(np.float32)), pad], dim=1)
+    shares = torch.from_numpy(data["target"][rows].astype(np.float32)).pow(sharpen)
+    full = torch.cat([shares / shares.sum(1, keepdim=True), pad], dim=1)
     assert full.shape[1] - 1 == PAD_ACTION
     target = full.gather(1, actions_t)
     logits, values = model.slot_logits(obs, actions_t, torch.from_numpy(features))
@@ -136,17 +139,21 @@ def batch_loss(
 
 
 @torch.no_grad()
-def held_out(model: PolicyValueNet, held: dict[str, np.ndarray]) -> dict[str, float]:
+def held_out(
+    model: PolicyValueNet, held: dict[str, np.ndarray], sharpen: float
+) -> dict[str, float]:
     rows = np.flatnonzero(held["searched"])
     sums = np.zeros(4)
     for start in range(0, len(rows), 4096):
-        for k, part in enumerate(batch_loss(model, held, rows[start : start + 4096])):
+        for k, part in enumerate(batch_loss(model, held, rows[start : start + 4096], sharpen)):
             sums[k] += float(part.sum())
-    cross, value, entropy, agree = sums / len(rows)
+    cross, value, entropy, agree = (float(x) for x in sums / len(rows))
     return {"cross_entropy": cross, "kl": cross - entropy, "value_loss": value, "agreement": agree}
 
 
-def train(data: Path, out: Path, epochs: int, lr: float, batch: int, vf_coef: float) -> None:
+def train(
+    data: Path, out: Path, epochs: int, lr: float, batch: int, vf_coef: float, sharpen: float
+) -> None:
     torch.set_num_threads(1)
     torch.manual_seed(SEED)
     rng = np.random.default_rng(SEED)
@@ -155,7 +162,7 @@ def train(data: Path, out: Path, epochs: int, lr: float, batch: int, vf_coef: fl
           f"held out ({facts['shards']} shards, {facts['teacher_seconds']:.0f} s of teacher "
           f"play)")  # fmt: skip
     model = packaged_model()
-    history = [{"epoch": 0, **held_out(model, held)}]
+    history = [{"epoch": 0, **held_out(model, held, sharpen)}]
     print(history[-1])
     best = (history[-1]["cross_entropy"], 0)
     save_checkpoint(out, model, distill={"history": history, **facts})
@@ -167,7 +174,9 @@ def train(data: Path, out: Path, epochs: int, lr: float, batch: int, vf_coef: fl
         order = rng.permutation(rows)
         bar = tqdm(range(0, len(order), batch), desc=f"epoch {epoch}", unit="batch", leave=False)
         for start in bar:
-            cross, value, _, agree = batch_loss(model, train_data, order[start : start + batch])
+            cross, value, _, agree = batch_loss(
+                model, train_data, order[start : start + batch], sharpen
+            )
             loss = cross.mean() + vf_coef * value.mean()
             optimizer.zero_grad()
             loss.backward()
@@ -175,13 +184,14 @@ def train(data: Path, out: Path, epochs: int, lr: float, batch: int, vf_coef: fl
             optimizer.step()
             bar.set_postfix(ce=f"{float(cross.mean()):.3f}", agree=f"{float(agree.mean()):.3f}")
         model.eval()
-        history.append({"epoch": epoch, **held_out(model, held)})
+        history.append({"epoch": epoch, **held_out(model, held, sharpen)})
         print(history[-1], flush=True)
         if history[-1]["cross_entropy"] < best[0]:
             best = (history[-1]["cross_entropy"], epoch)
             save_checkpoint(out, model, distill={"history": history, "best_epoch": epoch,
                                                  "train_seconds": time.perf_counter() - started,
                                                  "lr": lr, "batch": batch, "vf_coef": vf_coef,
+                                                 "sharpen": sharpen,
                                                  **facts})  # fmt: skip
     print(f"best epoch {best[1]} (held-out cross-entropy {best[0]:.4f}); wrote {out}")
 
@@ -221,6 +231,7 @@ def main() -> None:
     learn.add_argument("--lr", type=float, default=1e-4)
     learn.add_argument("--batch", type=int, default=512)
     learn.add_argument("--vf-coef", type=float, default=0.5)
+    learn.add_argument("--sharpen", type=float, default=1.0, help="the target's shares' power")
     rate = commands.add_parser("rate")
     rate.add_argument("--student", type=Path, default=RUN / "student.pt")
     rate.add_argument("--deals", type=int, default=300)
@@ -229,7 +240,7 @@ def main() -> None:
     if args.command == "generate":
         generate(args.data, args.shards)
     elif args.command == "train":
-        train(args.data, args.out, args.epochs, args.lr, args.batch, args.vf_coef)
+        train(args.data, args.out, args.epochs, args.lr, args.batch, args.vf_coef, args.sharpen)
     else:
         rate_student(args.student.resolve(), args.deals, args.json)
 
