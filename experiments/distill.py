@@ -3,7 +3,7 @@ before the endgame (``bastra_2p:infer``, the teacher table's strongest expert) p
 rounds against itself; the packaged network learns its moves and values; the student's network
 alone is rated against the packaged one and the yardsticks.
 
-    python experiments/distill.py generate --shards 400     # teacher data, resumable
+    python experiments/distill.py generate --shards 1200 --ray-workers 2   # resumable
     python experiments/distill.py train [--epochs 4]        # the student, from the packaged net
     python experiments/distill.py rate [--deals 300]        # full games, variance-reduced
 
@@ -39,7 +39,7 @@ from agents.experimental.expert import (  # noqa: E402
     SHARD_FIELDS,
     ExpertConfig,
     Weights,
-    play_shard,
+    play_expert_shard,
     shard_seed,
 )
 from agents.learning.features import PAD_ACTION, action_inputs_batch  # noqa: E402
@@ -72,24 +72,43 @@ def expert() -> ExpertConfig:
                         games=GAMES)  # fmt: skip
 
 
-def generate(data: Path, shards: int) -> None:
+def generate(data: Path, shards: int, ray_workers: int) -> None:
+    """Shards ``0..shards-1`` not yet in ``data``, each written as it comes back: in this
+    process, or on ``ray_workers`` Ray actors (``RaySelfPlay``, one core each; an actor that dies
+    has its shard played again). A shard's seed fixes its games, wherever it is played."""
     data.mkdir(parents=True, exist_ok=True)
+    for stale in data.glob("shard_*.tmp.npz"):  # a write cut off by a stop
+        stale.unlink()
     torch.set_num_threads(1)
-    weights = Weights.of(packaged_model())
-    config = expert()
+    shared = (Weights.of(packaged_model()), expert())
     todo = [s for s in range(shards) if not (data / f"shard_{s:05d}.npz").exists()]
-    decisions, seconds = 0, 0.0
-    bar = tqdm(todo, desc="teacher shards", unit="shard")
-    for s in bar:
-        out = play_shard(weights, config, shard_seed(SEED, 0, s))
-        arrays = {name: out[name] for name in SHARD_FIELDS}
+    totals = {"decisions": 0, "seconds": 0.0}
+    bar = tqdm(total=len(todo), desc="teacher shards", unit="shard")
+
+    def write(index: int, out: dict[str, Any]) -> None:
+        s = todo[index]
         tmp = data / f"shard_{s:05d}.tmp.npz"
-        np.savez_compressed(tmp, seconds=out["seconds"], **arrays)
+        np.savez_compressed(tmp, seconds=out["seconds"], **{n: out[n] for n in SHARD_FIELDS})
         tmp.replace(data / f"shard_{s:05d}.npz")
-        decisions += out["searched_decisions"]
-        seconds += out["seconds"]
-        bar.set_postfix(ms_a_search=f"{1000 * seconds / max(decisions, 1):.1f}",
-                        decisions=f"{decisions:,}")  # fmt: skip
+        totals["decisions"] += out["searched_decisions"]
+        totals["seconds"] += out["seconds"]
+        bar.update()
+        bar.set_postfix(ms_a_search=f"{1000 * totals['seconds'] / max(totals['decisions'], 1):.1f}",
+                        decisions=f"{totals['decisions']:,}")  # fmt: skip
+
+    seeds = [shard_seed(SEED, 0, s) for s in todo]
+    if ray_workers:
+        from agents.integrations.ray_selfplay import RaySelfPlay
+
+        runner = RaySelfPlay(ray_workers)
+        try:
+            runner.run(play_expert_shard, shared, seeds, on_result=write)
+        finally:
+            runner.close()
+    else:
+        for index, seed in enumerate(seeds):
+            write(index, play_expert_shard(shared, seed))
+    bar.close()
 
 
 def load(data: Path) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], dict[str, Any]]:
@@ -224,6 +243,8 @@ def main() -> None:
     gen = commands.add_parser("generate")
     gen.add_argument("--shards", type=int, required=True, help="shards 0..N-1 (16 rounds each)")
     gen.add_argument("--data", type=Path, default=RUN / "data")
+    gen.add_argument("--ray-workers", type=int, default=0,
+                     help="Ray actors, one core each (0: this process)")  # fmt: skip
     learn = commands.add_parser("train")
     learn.add_argument("--data", type=Path, default=RUN / "data")
     learn.add_argument("--out", type=Path, default=RUN / "student.pt")
@@ -238,7 +259,7 @@ def main() -> None:
     rate.add_argument("--json", type=Path, default=ROOT / "docs" / "distill_2p.json")
     args = parser.parse_args()
     if args.command == "generate":
-        generate(args.data, args.shards)
+        generate(args.data, args.shards, args.ray_workers)
     elif args.command == "train":
         train(args.data, args.out, args.epochs, args.lr, args.batch, args.vf_coef, args.sharpen)
     else:
