@@ -880,6 +880,42 @@ def candidate_2p() -> str:
     return block(table(header, rows))
 
 
+DISTILL_2P = "docs/distill_2p.json"
+
+
+def distill_2p() -> str:
+    """The research log: the distilled student (``docs/distill_2p.json``) beside the packaged
+    network on the same deals (``docs/candidate_2p.json``)."""
+    study = load(DISTILL_2P)
+    packaged = {line["b"]: line for line in load(CANDIDATE_2P)["lines"]
+                if line["a"] == "bastra_2p:network"}  # fmt: skip
+    rows = []
+    for line in study["lines"]:
+        rows.append(line)
+        if line["a"] == "student:network" and line["b"] in packaged:
+            rows.append(packaged[line["b"]])
+    header = ["player", "against", "games", "won, reduced [95% CI]", "points a game, reduced",
+              "plain"]  # fmt: skip
+    return block(table(header, [[f"`{r['a']}`", f"`{r['b']}`", str(r["games"]), interval(r),
+                                 points(r), f"{pct(r['raw_win_rate'])}, {points(r, 'raw_')}"]
+                                for r in rows]))  # fmt: skip
+
+
+def distill_2p_training() -> str:
+    """The research log: the student's held-out figures before and after distilling
+    (``docs/distill_2p.json``)."""
+    facts = load(DISTILL_2P)["distill"]
+    history = facts["history"]
+    best = min(history, key=lambda row: row["cross_entropy"])
+    rows = [[label, f"{row['cross_entropy']:.3f}", f"{row['kl']:.3f}", pct(row["agreement"]),
+             f"{row['value_loss']:.3f}"]
+            for label, row in (("the packaged network", history[0]),
+                               (f"the student (epoch {best['epoch']})", best))]  # fmt: skip
+    header = ["held-out decisions", "cross-entropy to the teacher", "KL", "same favourite move",
+              "value loss"]  # fmt: skip
+    return block(table(header, rows))
+
+
 EXPLOITABILITY_2P = "docs/exploitability_2p.json"
 
 
@@ -906,6 +942,8 @@ BLOCKS: dict[str, Callable[[], str]] = {
     "scaling_2p": scaling_2p,
     "scaling_4p_teams": scaling_4p_teams,
     "candidate_2p": candidate_2p,
+    "distill_2p": distill_2p,
+    "distill_2p_training": distill_2p_training,
     "exploitability_2p": exploitability_2p,
     "quick_run_time": quick_run_time,
     "quick_run_rates": quick_run_rates,

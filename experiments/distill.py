@@ -15,8 +15,11 @@ there are kept, so the data grows across runs and each shard's seed fixes its ga
 holds out every 20th shard, fine-tunes the packaged network on the rest (the target's
 cross-entropy plus the round's scaled point difference as the value target) and keeps the epoch
 with the best held-out cross-entropy. ``rate`` plays the student's network alone against the
-packaged network alone, the heuristic and ``pimc:64`` (seed 2026, one thread) and writes the
-figures with the data's and training's to ``--json``.
+packaged network alone, the student as shipped (its network with the endgame search) against the
+packaged model as shipped, and the student's network alone against the heuristic and
+``pimc:64`` (seed 2026, one thread; the packaged network's lines on the same deals are in
+``docs/candidate_2p.json``), and writes the figures with the data's and training's to
+``--json``.
 """
 
 from __future__ import annotations
@@ -201,7 +204,7 @@ def train(
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 0.5)
             optimizer.step()
-            bar.set_postfix(ce=f"{float(cross.mean()):.3f}", agree=f"{float(agree.mean()):.3f}")
+            bar.set_postfix(ce=f"{cross.mean().item():.3f}", agree=f"{agree.mean().item():.3f}")
         model.eval()
         history.append({"epoch": epoch, **held_out(model, held, sharpen)})
         print(history[-1], flush=True)
@@ -228,7 +231,8 @@ def rate_student(student: Path, deals: int, out: Path) -> None:
         "lines": [],
         "command": f"python experiments/distill.py rate --deals {deals}",
     }
-    plan = [(f"{student}:network", f"{PACKAGED}:network", ("student:network", "bastra_2p:network"))]
+    plan = [(f"{student}:network", f"{PACKAGED}:network", ("student:network", "bastra_2p:network")),
+            (str(student), PACKAGED, ("student", "bastra_2p"))]  # fmt: skip
     for yardstick in ("heuristic", "pimc:64"):
         plan.append((f"{student}:network", yardstick, ("student:network", yardstick)))
     for a, b, names in plan:

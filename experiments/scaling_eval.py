@@ -3,7 +3,7 @@ against fixed yardsticks, with the variance-reduced duplicate evaluator.
 
     python experiments/scaling_eval.py runs/scaling_2p --json docs/scaling_2p.json
         [--points 1e6 2e6 5e6 1e7 2e7 5e7 1e8] [--opponents heuristic pimc:64 bastra_2p:network]
-        [--deals 300] [--seed 2026] [--plot docs/scaling_2p.png]
+        [--table 2p|4p_teams] [--deals 300] [--seed 2026] [--plot docs/scaling_2p.png]
 
 For each point the run's checkpoint nearest to it (``checkpoint_NNNNNN.pt``, or ``final.pt``)
 plays its network alone (``CHECKPOINT:network``) against each opponent: full games to 100 on
@@ -117,15 +117,17 @@ def main() -> None:
     parser.add_argument("--json", type=Path, required=True, help="results file (kept and extended)")
     parser.add_argument("--table", choices=["2p", "4p_teams"], default="2p")
     parser.add_argument("--points", type=float, nargs="+", default=DEFAULT_POINTS)
-    parser.add_argument(
-        "--opponents", nargs="+", default=["heuristic", "pimc:64", "bastra_2p:network"]
-    )
+    parser.add_argument("--opponents", nargs="+",
+                        help="default: heuristic, pimc:64 and the table's packaged network alone "
+                             "(bastra_2p:network, bastra_4p_teams:network)")  # fmt: skip
     parser.add_argument("--only", nargs="*", default=[],
                         help="POINT:OPPONENT lines to add (e.g. 1e7:pimc:64)")  # fmt: skip
     parser.add_argument("--deals", type=int, default=300)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--plot", type=Path, help="write the plot here")
     args = parser.parse_args()
+    if args.opponents is None:
+        args.opponents = ["heuristic", "pimc:64", f"bastra_{args.table}:network"]
     torch.set_num_threads(1)
     study = json.loads(args.json.read_text()) if args.json.is_file() else {
         "run": str(args.run), "table": args.table, "deals": args.deals, "seed": args.seed,
