@@ -59,6 +59,10 @@ PACKAGED = "bastra_2p"
 SEED = 4242
 GAMES = 16
 HOLD_OUT = 20
+TEMPERATURE = 0.5
+"""The teacher's move temperature, in round points."""
+SMALLEST_SHARE = 6e-8
+"""The smallest share the targets (float16) hold: a move below it counts as that far below."""
 """Every ``HOLD_OUT``-th shard is held out of training."""
 RUN = ROOT / "runs" / "distill_2p"
 
@@ -71,8 +75,8 @@ def packaged_model() -> PolicyValueNet:
 
 def expert() -> ExpertConfig:
     rules = Rules(num_players=2, max_rounds=1)
-    return ExpertConfig(rules=rules.to_dict(), worlds=64, temperature=0.5, network_weight=0.3,
-                        games=GAMES)  # fmt: skip
+    return ExpertConfig(rules=rules.to_dict(), worlds=64, temperature=TEMPERATURE,
+                        network_weight=0.3, games=GAMES)  # fmt: skip
 
 
 def generate(data: Path, shards: int, ray_workers: int) -> None:
@@ -138,16 +142,17 @@ def load(data: Path) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], dict
 
 def batch_loss(
     model: PolicyValueNet, data: dict[str, np.ndarray], rows: np.ndarray, sharpen: float
-) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     """The policy's cross-entropy to the target (its shares to the power ``sharpen``,
     renormalised: the softmax at the recorded temperature over ``sharpen``), the value loss, the
-    entropy of the target and whether the policy's favourite is the target's, on searched
-    decisions (``rows``)."""
+    entropy of the target, whether the policy's favourite is the target's, and the round points
+    the favourite gives up by the teacher's values, on searched decisions (``rows``)."""
     obs = torch.from_numpy(data["obs"][rows].astype(np.float32))
     actions, features = action_inputs_batch(obs.numpy(), data["mask"][rows])
     actions_t = torch.from_numpy(actions)
     pad = torch.zeros(len(rows), 1)
-    shares = torch.from_numpy(data["target"][rows].astype(np.float32)).pow(sharpen)
+    raw = torch.from_numpy(data["target"][rows].astype(np.float32))
+    shares = raw.pow(sharpen)
     full = torch.cat([shares / shares.sum(1, keepdim=True), pad], dim=1)
     assert full.shape[1] - 1 == PAD_ACTION
     target = full.gather(1, actions_t)
@@ -156,8 +161,14 @@ def batch_loss(
     cross = -(target * log_probs).sum(-1)
     entropy = -(target * target.clamp_min(1e-12).log()).sum(-1)
     value_loss = 0.5 * (values - torch.from_numpy(data["value"][rows])).pow(2)
-    agree = (log_probs.argmax(-1) == target.argmax(-1)).float()
-    return cross, value_loss, entropy, agree
+    favourite = log_probs.argmax(-1, keepdim=True)
+    agree = (favourite.squeeze(-1) == target.argmax(-1)).float()
+    # the teacher's shares are softmax(value / T): T * log(best share / the favourite's share)
+    # is how many round points (by the teacher's values) the policy's favourite gives up
+    slot_shares = torch.cat([raw, pad], dim=1).gather(1, actions_t).clamp_min(SMALLEST_SHARE)
+    lost = TEMPERATURE * (slot_shares.max(-1).values.log() - slot_shares.gather(1, favourite)
+                          .squeeze(-1).log())  # fmt: skip
+    return cross, value_loss, entropy, agree, lost
 
 
 @torch.no_grad()
@@ -165,12 +176,13 @@ def held_out(
     model: PolicyValueNet, held: dict[str, np.ndarray], sharpen: float
 ) -> dict[str, float]:
     rows = np.flatnonzero(held["searched"])
-    sums = np.zeros(4)
+    sums = np.zeros(5)
     for start in range(0, len(rows), 4096):
         for k, part in enumerate(batch_loss(model, held, rows[start : start + 4096], sharpen)):
             sums[k] += float(part.sum())
-    cross, value, entropy, agree = (float(x) for x in sums / len(rows))
-    return {"cross_entropy": cross, "kl": cross - entropy, "value_loss": value, "agreement": agree}
+    cross, value, entropy, agree, lost = (float(x) for x in sums / len(rows))
+    return {"cross_entropy": cross, "kl": cross - entropy, "value_loss": value, "agreement": agree,
+            "points_lost": lost}  # fmt: skip
 
 
 def train(
@@ -196,7 +208,7 @@ def train(
         order = rng.permutation(rows)
         bar = tqdm(range(0, len(order), batch), desc=f"epoch {epoch}", unit="batch", leave=False)
         for start in bar:
-            cross, value, _, agree = batch_loss(
+            cross, value, _, agree, _ = batch_loss(
                 model, train_data, order[start : start + batch], sharpen
             )
             loss = cross.mean() + vf_coef * value.mean()
