@@ -6,6 +6,7 @@ alone is rated against the packaged one and the yardsticks.
     python experiments/distill.py generate --shards 1200 --ray-workers 2   # resumable
     python experiments/distill.py train [--epochs 4]        # the student, from the packaged net
     python experiments/distill.py rate [--deals 300]        # full games, variance-reduced
+    python experiments/distill.py consistency [--games 64]  # the teacher's noise, by phase
 
 ``generate`` plays shards of 16 single rounds (``agents.experimental.expert.play_shard``: the
 expert is the table's ``:infer`` player at 64 worlds, its values in round points; the move
@@ -13,8 +14,11 @@ played is drawn from ``softmax(value / 0.5 points)``, the target is that distrib
 where one move is legal) and writes each shard to ``--data`` as it finishes; shards already
 there are kept, so the data grows across runs and each shard's seed fixes its games. ``train``
 holds out every 20th shard, fine-tunes the packaged network on the rest (the target's
-cross-entropy plus the round's scaled point difference as the value target) and keeps the epoch
-with the best held-out cross-entropy. ``rate`` plays the student's network alone against the
+cross-entropy plus the round's scaled point difference as the value target; ``--before-endgame``:
+only the decisions before the last two deals) and records every epoch's held-out figures,
+among them the round points the network's favourite move gives up by the teacher's values,
+before the endgame and in it. ``consistency`` measures how much of that a second teacher on
+independent worlds gives up too (the teacher's own noise). ``rate`` plays the student's network alone against the
 packaged network alone, the student as shipped (its network with the endgame search) against the
 packaged model as shipped, and the student's network alone against the heuristic and
 ``pimc:64`` (seed 2026, one thread; the packaged network's lines on the same deals are in
@@ -44,6 +48,7 @@ from agents.experimental.expert import (  # noqa: E402
     Weights,
     play_expert_shard,
     shard_seed,
+    softmax_target,
 )
 from agents.learning.features import PAD_ACTION, action_inputs_batch  # noqa: E402
 from agents.learning.network import (  # noqa: E402
@@ -53,7 +58,9 @@ from agents.learning.network import (  # noqa: E402
     save_checkpoint,
 )
 from agents.learning.policy import pretrained_path  # noqa: E402
+from agents.search.endgame import LAST_DEAL  # noqa: E402
 from bastra_env import Rules  # noqa: E402
+from bastra_env.layout import DECK_LEFT_SCALE, OFFSETS  # noqa: E402
 
 PACKAGED = "bastra_2p"
 SEED = 4242
@@ -172,22 +179,46 @@ def batch_loss(
 
 
 @torch.no_grad()
+def in_endgame(obs: np.ndarray) -> np.ndarray:
+    """``bool[N]``: the rows in the last two deals, where the teacher (and the shipped player)
+    plays the endgame search; before them the teacher is PIMC on inferred worlds."""
+    deck_left = np.rint(obs[:, OFFSETS["deck_left"].start].astype(np.float32) * DECK_LEFT_SCALE)
+    return np.asarray(deck_left <= LAST_DEAL)
+
+
+@torch.no_grad()
 def held_out(
     model: PolicyValueNet, held: dict[str, np.ndarray], sharpen: float
 ) -> dict[str, float]:
+    """The figures of ``batch_loss`` over the held-out searched decisions, and the points given
+    up split into the decisions before the endgame and in it."""
     rows = np.flatnonzero(held["searched"])
-    sums = np.zeros(5)
+    parts: list[list[np.ndarray]] = [[] for _ in range(5)]
     for start in range(0, len(rows), 4096):
         for k, part in enumerate(batch_loss(model, held, rows[start : start + 4096], sharpen)):
-            sums[k] += float(part.sum())
-    cross, value, entropy, agree, lost = (float(x) for x in sums / len(rows))
-    return {"cross_entropy": cross, "kl": cross - entropy, "value_loss": value, "agreement": agree,
-            "points_lost": lost}  # fmt: skip
+            parts[k].append(part.numpy())
+    cross, value, entropy, agree, lost = (np.concatenate(p) for p in parts)
+    endgame = in_endgame(held["obs"][rows])
+    return {"cross_entropy": float(cross.mean()), "kl": float((cross - entropy).mean()),
+            "value_loss": float(value.mean()), "agreement": float(agree.mean()),
+            "points_lost": float(lost.mean()),
+            "points_lost_before_endgame": float(lost[~endgame].mean()),
+            "points_lost_endgame": float(lost[endgame].mean())}  # fmt: skip
 
 
 def train(
-    data: Path, out: Path, epochs: int, lr: float, batch: int, vf_coef: float, sharpen: float
+    data: Path,
+    out: Path,
+    epochs: int,
+    lr: float,
+    batch: int,
+    vf_coef: float,
+    sharpen: float,
+    before_endgame: bool,
 ) -> None:
+    """Fine-tune the packaged network on the shards' searched decisions (those before the
+    endgame alone with ``before_endgame``); every epoch's held-out figures in the checkpoint's
+    ``distill`` metadata, the last epoch's weights written to ``out``."""
     torch.set_num_threads(1)
     torch.manual_seed(SEED)
     rng = np.random.default_rng(SEED)
@@ -198,10 +229,11 @@ def train(
     model = packaged_model()
     history = [{"epoch": 0, **held_out(model, held, sharpen)}]
     print(history[-1])
-    best = (history[-1]["cross_entropy"], 0)
-    save_checkpoint(out, model, distill={"history": history, **facts})
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
-    rows = np.flatnonzero(train_data["searched"])
+    learn = train_data["searched"] & ~(before_endgame & in_endgame(train_data["obs"]))
+    rows = np.flatnonzero(learn)
+    settings: dict[str, Any] = {"lr": lr, "batch": batch, "vf_coef": vf_coef, "sharpen": sharpen,
+                "before_endgame": before_endgame, "epochs": epochs}  # fmt: skip
     started = time.perf_counter()
     for epoch in range(1, epochs + 1):
         model.train()
@@ -220,14 +252,15 @@ def train(
         model.eval()
         history.append({"epoch": epoch, **held_out(model, held, sharpen)})
         print(history[-1], flush=True)
-        if history[-1]["cross_entropy"] < best[0]:
-            best = (history[-1]["cross_entropy"], epoch)
-            save_checkpoint(out, model, distill={"history": history, "best_epoch": epoch,
-                                                 "train_seconds": time.perf_counter() - started,
-                                                 "lr": lr, "batch": batch, "vf_coef": vf_coef,
-                                                 "sharpen": sharpen,
-                                                 **facts})  # fmt: skip
-    print(f"best epoch {best[1]} (held-out cross-entropy {best[0]:.4f}); wrote {out}")
+    settings["train_seconds"] = time.perf_counter() - started
+    save_checkpoint(out, model, distill={"history": history, **settings, **facts})
+    last = history[-1]
+    print(
+        f"wrote {out}: held-out points given up a decision {history[0]['points_lost']:.4f} -> "
+        f"{last['points_lost']:.4f} (before the endgame "
+        f"{history[0]['points_lost_before_endgame']:.4f} -> "
+        f"{last['points_lost_before_endgame']:.4f})"
+    )
 
 
 def rate_student(student: Path, deals: int, out: Path) -> None:
@@ -253,6 +286,76 @@ def rate_student(student: Path, deals: int, out: Path) -> None:
     print(f"wrote {out}")
 
 
+def consistency(games: int, out: Path) -> None:
+    """How much of the teacher's disagreement with the network is the teacher's own noise:
+    single rounds played by the teacher (moves drawn as in ``generate``, seed ``SEED + 1``,
+    games not in the data); at every decision with a choice a second teacher on independent
+    worlds (another seed) and the packaged network alone choose too. Each choice is scored by
+    the first teacher's values (the round points it gives up against the first teacher's best),
+    so the second teacher and the network are measured by the same noisy yardstick; split into
+    decisions before the endgame (PIMC on inferred worlds) and in it (the endgame searches)."""
+    from agents.learning.policy import LearnedPolicy
+    from bastra_env.vector import VectorEnv
+
+    torch.set_num_threads(1)
+    config = expert()
+    model = packaged_model()
+    first, second = (LearnedPolicy(model, config.search(), seed=s, name=f"teacher {s}")
+                     for s in (SEED + 1, SEED + 2))  # fmt: skip
+    network = LearnedPolicy(model, name="network")
+    rules = Rules.from_dict(dict(config.rules))
+    env = VectorEnv(games, rules=rules, reward="points", num_threads=1)
+    state = env.reset(seed=SEED + 1)
+    rng = np.random.default_rng(SEED + 1)
+    rows: list[tuple[bool, bool, bool, float, float]] = []
+    live = np.ones(games, dtype=bool)
+    bar = tqdm(desc="decisions", unit="decision")
+    while live.any():
+        live_games = np.flatnonzero(live)
+        actions = np.empty(len(live_games), dtype=np.int64)
+        for k, g in enumerate(live_games):
+            view = {"observation": state["observation"][g], "action_mask": state["action_mask"][g]}
+            values = first.move_values(view)
+            if values is None:  # one legal move
+                actions[k] = int(np.flatnonzero(view["action_mask"])[0])
+                continue
+            again = second.move_values(view)
+            assert again is not None
+            probs, _ = network.explain_batch(view["observation"][None], view["action_mask"][None])
+            mine = int(np.argmax(probs[0]))
+            best = max(values, key=values.__getitem__)
+            theirs = max(again, key=again.__getitem__)
+            endgame = bool(first._endgame_rows(view["observation"][None].astype(np.float32))[0])
+            rows.append((endgame, theirs == best, mine == best, values[best] - values[theirs],
+                         values[best] - values[mine]))  # fmt: skip
+            target = softmax_target(values, TEMPERATURE)
+            choices = list(target)
+            shares = np.array([target[a] for a in choices])
+            actions[k] = choices[int(rng.choice(len(choices), p=shares / shares.sum()))]
+            bar.update()
+        state = env.step_some(live_games, actions)
+        live[live_games[state["terminated"][live_games]]] = False
+    bar.close()
+    table = np.array(rows, dtype=np.float64)
+    command = f"python experiments/distill.py consistency --games {games}"
+    study: dict[str, Any] = {"games": games, "seed": SEED + 1, "worlds": config.worlds,
+                             "command": command, "phases": {}}  # fmt: skip
+    for phase, pick in (("before the endgame", table[:, 0] == 0), ("the endgame", table[:, 0] == 1),
+                        ("every decision", np.ones(len(table), dtype=bool))):  # fmt: skip
+        part = table[pick]
+        n = len(part)
+        entry: dict[str, Any] = {"decisions": n}
+        for name, agree, lost in (("second teacher", 1, 3), ("network", 2, 4)):
+            half_width = 1.96 * part[:, lost].std(ddof=1) / np.sqrt(n)
+            entry[name] = {"agreement": float(part[:, agree].mean()),
+                           "points_lost": float(part[:, lost].mean()),
+                           "points_lost_ci": float(half_width)}  # fmt: skip
+        study["phases"][phase] = entry
+        print(phase, json.dumps(entry), flush=True)
+    out.write_text(json.dumps(study, indent=1) + "\n")
+    print(f"wrote {out}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -269,6 +372,11 @@ def main() -> None:
     learn.add_argument("--batch", type=int, default=512)
     learn.add_argument("--vf-coef", type=float, default=0.5)
     learn.add_argument("--sharpen", type=float, default=1.0, help="the target's shares' power")
+    learn.add_argument("--before-endgame", action="store_true",
+                       help="learn only the decisions before the last two deals")  # fmt: skip
+    noise = commands.add_parser("consistency")
+    noise.add_argument("--games", type=int, default=64)
+    noise.add_argument("--json", type=Path, default=ROOT / "docs" / "distill_teacher_noise.json")
     rate = commands.add_parser("rate")
     rate.add_argument("--student", type=Path, default=RUN / "student.pt")
     rate.add_argument("--deals", type=int, default=300)
@@ -277,7 +385,18 @@ def main() -> None:
     if args.command == "generate":
         generate(args.data, args.shards, args.ray_workers)
     elif args.command == "train":
-        train(args.data, args.out, args.epochs, args.lr, args.batch, args.vf_coef, args.sharpen)
+        train(
+            args.data,
+            args.out,
+            args.epochs,
+            args.lr,
+            args.batch,
+            args.vf_coef,
+            args.sharpen,
+            args.before_endgame,
+        )
+    elif args.command == "consistency":
+        consistency(args.games, args.json)
     else:
         rate_student(args.student.resolve(), args.deals, args.json)
 
