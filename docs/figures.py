@@ -902,17 +902,33 @@ def distill_2p() -> str:
 
 
 def distill_2p_training() -> str:
-    """The research log: the student's held-out figures before and after distilling
-    (``docs/distill_2p.json``)."""
-    facts = load(DISTILL_2P)["distill"]
-    history = facts["history"]
-    best = min(history, key=lambda row: row["cross_entropy"])
-    rows = [[label, f"{row['cross_entropy']:.3f}", f"{row['kl']:.3f}", pct(row["agreement"]),
-             f"{row['value_loss']:.3f}"]
-            for label, row in (("the packaged network", history[0]),
-                               (f"the student (epoch {best['epoch']})", best))]  # fmt: skip
-    header = ["held-out decisions", "cross-entropy to the teacher", "KL", "same favourite move",
-              "value loss"]  # fmt: skip
+    """The research log: the student's held-out figures before and after distilling, every
+    few epochs (``docs/distill_2p.json``)."""
+    history = load(DISTILL_2P)["distill"]["history"]
+    shown = [row for row in history if row["epoch"] % 4 == 0 or row is history[-1]]
+    rows = [[str(row["epoch"]), f"{row['kl']:.3f}", pct(row["agreement"]),
+             f"{row['points_lost_before_endgame']:.3f}", f"{row['points_lost_endgame']:.3f}",
+             f"{row['points_lost']:.3f}"] for row in shown]  # fmt: skip
+    header = ["epoch", "KL to the teacher", "the teacher's best move",
+              "points given up, before the endgame", "in the endgame", "all"]  # fmt: skip
+    return block(table(header, rows))
+
+
+TEACHER_NOISE = "docs/distill_teacher_noise.json"
+
+
+def teacher_noise() -> str:
+    """The research log: a second teacher on independent worlds and the network alone, scored
+    by the first teacher's values (``docs/distill_teacher_noise.json``)."""
+    study = load(TEACHER_NOISE)
+    rows = []
+    for phase, entry in study["phases"].items():
+        for who in ("second teacher", "network"):
+            lost = f"{entry[who]['points_lost']:.3f} ± {entry[who]['points_lost_ci']:.3f}"
+            rows.append([phase, f"{entry['decisions']:,}", f"the {who}",
+                         pct(entry[who]["agreement"]), lost])  # fmt: skip
+    header = ["decisions", "how many", "chooser", "the first teacher's best move",
+              "points given up a decision [95% CI]"]  # fmt: skip
     return block(table(header, rows))
 
 
@@ -944,6 +960,7 @@ BLOCKS: dict[str, Callable[[], str]] = {
     "candidate_2p": candidate_2p,
     "distill_2p": distill_2p,
     "distill_2p_training": distill_2p_training,
+    "teacher_noise": teacher_noise,
     "exploitability_2p": exploitability_2p,
     "quick_run_time": quick_run_time,
     "quick_run_rates": quick_run_rates,
