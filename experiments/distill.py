@@ -18,11 +18,11 @@ cross-entropy plus the round's scaled point difference as the value target; ``--
 only the decisions before the last two deals) and records every epoch's held-out figures,
 among them the round points the network's favourite move gives up by the teacher's values,
 before the endgame and in it. ``consistency`` measures how much of that a second teacher on
-independent worlds gives up too (the teacher's own noise). ``rate`` plays the student's network alone against the
-packaged network alone, the student as shipped (its network with the endgame search) against the
-packaged model as shipped, and the student's network alone against the heuristic and
-``pimc:64`` (seed 2026, one thread; the packaged network's lines on the same deals are in
-``docs/candidate_2p.json``), and writes the figures with the data's and training's to
+independent worlds gives up too (the teacher's own noise). ``rate`` plays the student's network
+alone against the packaged network alone, the student as shipped (its network with the endgame
+search) against the packaged model as shipped, and the student's network alone against the
+heuristic and ``pimc:64`` (seed 2026, one thread; the packaged network's lines on the same deals
+are in ``docs/candidate_2p.json``), and writes the figures with the data's and training's to
 ``--json``.
 """
 
