@@ -3,27 +3,25 @@ before the endgame (``bastra_2p:infer``, the teacher table's strongest expert) p
 rounds against itself; the packaged network learns its moves and values; the student's network
 alone is rated against the packaged one and the yardsticks.
 
-    python experiments/distill.py generate --shards 1200 --ray-workers 2   # resumable
-    python experiments/distill.py train [--epochs 4]        # the student, from the packaged net
+    python experiments/distill.py generate --shards 1400 --ray-workers 2   # resumable
+    python experiments/distill.py train [--epochs 12]       # the student, from the packaged net
     python experiments/distill.py rate [--deals 300]        # full games, variance-reduced
     python experiments/distill.py consistency [--games 64]  # the teacher's noise, by phase
 
-``generate`` plays shards of 16 single rounds (``agents.experimental.expert.play_shard``: the
-expert is the table's ``:infer`` player at 64 worlds, its values in round points; the move
-played is drawn from ``softmax(value / 0.5 points)``, the target is that distribution, one-hot
-where one move is legal) and writes each shard to ``--data`` as it finishes; shards already
-there are kept, so the data grows across runs and each shard's seed fixes its games. ``train``
-holds out every 20th shard, fine-tunes the packaged network on the rest (the target's
-cross-entropy plus the round's scaled point difference as the value target; ``--before-endgame``:
-only the decisions before the last two deals) and records every epoch's held-out figures,
-among them the round points the network's favourite move gives up by the teacher's values,
-before the endgame and in it. ``consistency`` measures how much of that a second teacher on
-independent worlds gives up too (the teacher's own noise). ``rate`` plays the student's network
-alone against the packaged network alone, the student as shipped (its network with the endgame
-search) against the packaged model as shipped, and the student's network alone against the
-heuristic and ``pimc:64`` (seed 2026, one thread; the packaged network's lines on the same deals
-are in ``docs/candidate_2p.json``), and writes the figures with the data's and training's to
-``--json``.
+``generate`` plays shards of 16 single rounds (``agents.experimental.expert.play_shard``: the expert
+is the table's ``:infer`` player at 64 worlds, its values in round points; the move played is drawn
+from ``softmax(value / 0.5 points)``, the target is that distribution, one-hot where one move is
+legal) and writes each shard to ``--data`` as it finishes; shards already there are kept, so the
+data grows across runs and each shard's seed fixes its games. ``train`` holds out every 20th shard,
+fine-tunes the packaged network on the rest (the target's cross-entropy plus the round's scaled
+point difference as the value target) and records every epoch's held-out figures, among them the
+round points the network's favourite move gives up by the teacher's values, before the endgame and
+in it. ``consistency`` measures how much of that a second teacher on independent worlds gives up too
+(the teacher's own noise). ``rate`` plays the student's network alone against the packaged network
+alone, the student as shipped (its network with the endgame search) against the packaged model as
+shipped, and the student's network alone against the heuristic and ``pimc:64`` (seed 2026, one
+thread; the packaged network's lines on the same deals are in ``docs/candidate_2p.json``), and
+writes the figures with the data's and training's to ``--json``.
 """
 
 from __future__ import annotations
@@ -148,19 +146,16 @@ def load(data: Path) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], dict
 
 
 def batch_loss(
-    model: PolicyValueNet, data: dict[str, np.ndarray], rows: np.ndarray, sharpen: float
+    model: PolicyValueNet, data: dict[str, np.ndarray], rows: np.ndarray
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
-    """The policy's cross-entropy to the target (its shares to the power ``sharpen``,
-    renormalised: the softmax at the recorded temperature over ``sharpen``), the value loss, the
-    entropy of the target, whether the policy's favourite is the target's, and the round points
-    the favourite gives up by the teacher's values, on searched decisions (``rows``)."""
+    """The policy's cross-entropy to the target, the value loss, the entropy of the target,
+    whether the policy's favourite is the target's, and the round points the favourite gives up
+    by the teacher's values, on searched decisions (``rows``)."""
     obs = torch.from_numpy(data["obs"][rows].astype(np.float32))
     actions, features = action_inputs_batch(obs.numpy(), data["mask"][rows])
     actions_t = torch.from_numpy(actions)
     pad = torch.zeros(len(rows), 1)
-    raw = torch.from_numpy(data["target"][rows].astype(np.float32))
-    shares = raw.pow(sharpen)
-    full = torch.cat([shares / shares.sum(1, keepdim=True), pad], dim=1)
+    full = torch.cat([torch.from_numpy(data["target"][rows].astype(np.float32)), pad], dim=1)
     assert full.shape[1] - 1 == PAD_ACTION
     target = full.gather(1, actions_t)
     logits, values = model.slot_logits(obs, actions_t, torch.from_numpy(features))
@@ -172,9 +167,10 @@ def batch_loss(
     agree = (favourite.squeeze(-1) == target.argmax(-1)).float()
     # the teacher's shares are softmax(value / T): T * log(best share / the favourite's share)
     # is how many round points (by the teacher's values) the policy's favourite gives up
-    slot_shares = torch.cat([raw, pad], dim=1).gather(1, actions_t).clamp_min(SMALLEST_SHARE)
-    lost = TEMPERATURE * (slot_shares.max(-1).values.log() - slot_shares.gather(1, favourite)
-                          .squeeze(-1).log())  # fmt: skip
+    shares = target.clamp_min(SMALLEST_SHARE)
+    lost = TEMPERATURE * (
+        shares.max(-1).values.log() - shares.gather(1, favourite).squeeze(-1).log()
+    )
     return cross, value_loss, entropy, agree, lost
 
 
@@ -187,15 +183,13 @@ def in_endgame(obs: np.ndarray) -> np.ndarray:
 
 
 @torch.no_grad()
-def held_out(
-    model: PolicyValueNet, held: dict[str, np.ndarray], sharpen: float
-) -> dict[str, float]:
+def held_out(model: PolicyValueNet, held: dict[str, np.ndarray]) -> dict[str, float]:
     """The figures of ``batch_loss`` over the held-out searched decisions, and the points given
     up split into the decisions before the endgame and in it."""
     rows = np.flatnonzero(held["searched"])
     parts: list[list[np.ndarray]] = [[] for _ in range(5)]
     for start in range(0, len(rows), 4096):
-        for k, part in enumerate(batch_loss(model, held, rows[start : start + 4096], sharpen)):
+        for k, part in enumerate(batch_loss(model, held, rows[start : start + 4096])):
             parts[k].append(part.numpy())
     cross, value, entropy, agree, lost = (np.concatenate(p) for p in parts)
     endgame = in_endgame(held["obs"][rows])
@@ -213,12 +207,10 @@ def train(
     lr: float,
     batch: int,
     vf_coef: float,
-    sharpen: float,
-    before_endgame: bool,
 ) -> None:
-    """Fine-tune the packaged network on the shards' searched decisions (those before the
-    endgame alone with ``before_endgame``); every epoch's held-out figures in the checkpoint's
-    ``distill`` metadata, the last epoch's weights written to ``out``."""
+    """Fine-tune the packaged network on the shards' searched decisions; every epoch's
+    held-out figures in the checkpoint's ``distill`` metadata, the last epoch's weights written
+    to ``out``."""
     torch.set_num_threads(1)
     torch.manual_seed(SEED)
     rng = np.random.default_rng(SEED)
@@ -227,22 +219,19 @@ def train(
           f"held out ({facts['shards']} shards, {facts['teacher_seconds']:.0f} s of teacher "
           f"play)")  # fmt: skip
     model = packaged_model()
-    history = [{"epoch": 0, **held_out(model, held, sharpen)}]
+    history = [{"epoch": 0, **held_out(model, held)}]
     print(history[-1])
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
-    learn = train_data["searched"] & ~(before_endgame & in_endgame(train_data["obs"]))
-    rows = np.flatnonzero(learn)
-    settings: dict[str, Any] = {"lr": lr, "batch": batch, "vf_coef": vf_coef, "sharpen": sharpen,
-                "before_endgame": before_endgame, "epochs": epochs}  # fmt: skip
+    rows = np.flatnonzero(train_data["searched"])
+    settings: dict[str, Any] = {"lr": lr, "batch": batch, "vf_coef": vf_coef,
+                "epochs": epochs}  # fmt: skip
     started = time.perf_counter()
     for epoch in range(1, epochs + 1):
         model.train()
         order = rng.permutation(rows)
         bar = tqdm(range(0, len(order), batch), desc=f"epoch {epoch}", unit="batch", leave=False)
         for start in bar:
-            cross, value, _, agree, _ = batch_loss(
-                model, train_data, order[start : start + batch], sharpen
-            )
+            cross, value, _, agree, _ = batch_loss(model, train_data, order[start : start + batch])
             loss = cross.mean() + vf_coef * value.mean()
             optimizer.zero_grad()
             loss.backward()
@@ -250,7 +239,7 @@ def train(
             optimizer.step()
             bar.set_postfix(ce=f"{cross.mean().item():.3f}", agree=f"{agree.mean().item():.3f}")
         model.eval()
-        history.append({"epoch": epoch, **held_out(model, held, sharpen)})
+        history.append({"epoch": epoch, **held_out(model, held)})
         print(history[-1], flush=True)
     settings["train_seconds"] = time.perf_counter() - started
     save_checkpoint(out, model, distill={"history": history, **settings, **facts})
@@ -367,13 +356,10 @@ def main() -> None:
     learn = commands.add_parser("train")
     learn.add_argument("--data", type=Path, default=RUN / "data")
     learn.add_argument("--out", type=Path, default=RUN / "student.pt")
-    learn.add_argument("--epochs", type=int, default=4)
+    learn.add_argument("--epochs", type=int, default=12)
     learn.add_argument("--lr", type=float, default=1e-4)
     learn.add_argument("--batch", type=int, default=512)
     learn.add_argument("--vf-coef", type=float, default=0.5)
-    learn.add_argument("--sharpen", type=float, default=1.0, help="the target's shares' power")
-    learn.add_argument("--before-endgame", action="store_true",
-                       help="learn only the decisions before the last two deals")  # fmt: skip
     noise = commands.add_parser("consistency")
     noise.add_argument("--games", type=int, default=64)
     noise.add_argument("--json", type=Path, default=ROOT / "docs" / "distill_teacher_noise.json")
@@ -392,8 +378,6 @@ def main() -> None:
             args.lr,
             args.batch,
             args.vf_coef,
-            args.sharpen,
-            args.before_endgame,
         )
     elif args.command == "consistency":
         consistency(args.games, args.json)
