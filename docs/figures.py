@@ -847,6 +847,29 @@ def scaling_4p_teams() -> str:
     return scaling(SCALING_4P_TEAMS)
 
 
+SCALING_2P_CONTROL = "docs/scaling_2p_50m.json"
+
+
+def scaling_2p_control() -> str:
+    """The research log: the schedule control (a run whose learning rate reaches 0 at 50 million
+    plays, ``docs/scaling_2p_50m.json``) beside the 100-million run's points at 50 and 100 million
+    (``docs/scaling_2p.json``), the same yardsticks on the same deals."""
+    main = load(SCALING_2P)["lines"]
+    control = load(SCALING_2P_CONTROL)["lines"]
+    opponents = list(dict.fromkeys(line["opponent"] for line in control))
+    rows = []
+    for label, lines, point in (
+        ("100M schedule, at 50M plays (rate at half)", main, 5e7),
+        ("50M schedule, at its end (rate at 0)", control, 5e7),
+        ("100M schedule, at its end (rate at 0)", main, 1e8),
+    ):
+        by = {line["opponent"]: line for line in lines if line["point"] == point}
+        plays = next(iter(by.values()))["plays"]
+        rows.append([label, count(plays), *(interval(by[o]) for o in opponents)])
+    names = (f"against `{o}`" if ":" in o else f"against {o}" for o in opponents)
+    return block(table(["run", "plays", *names], rows))
+
+
 def scaling(path: str) -> str:
     """A scaling study's table (``experiments/scaling_eval.py``'s file)."""
     study = load(path)
@@ -869,7 +892,21 @@ def candidate_2p() -> str:
     """The research log: the 2p candidate (the scaling run's network with the endgame learning)
     against the packaged model as shipped, and both networks alone against the yardsticks
     (``docs/candidate_2p.json``)."""
-    study = load(CANDIDATE_2P)
+    return candidate(CANDIDATE_2P)
+
+
+CANDIDATE_4P_TEAMS = "docs/candidate_4p_teams.json"
+
+
+def candidate_4p_teams() -> str:
+    """The research log: the team candidate (the team scaling run's network with the endgame
+    learning), as ``candidate_2p`` (``docs/candidate_4p_teams.json``)."""
+    return candidate(CANDIDATE_4P_TEAMS)
+
+
+def candidate(path: str) -> str:
+    """A candidate's table (``experiments/candidate.py``'s file)."""
+    study = load(path)
     rows = []
     for line in study["lines"]:
         plain_figures = f"{pct(line['raw_win_rate'])}, {points(line, 'raw_')}"
@@ -957,7 +994,9 @@ BLOCKS: dict[str, Callable[[], str]] = {
     "teacher_table": teacher_table,
     "scaling_2p": scaling_2p,
     "scaling_4p_teams": scaling_4p_teams,
+    "scaling_2p_control": scaling_2p_control,
     "candidate_2p": candidate_2p,
+    "candidate_4p_teams": candidate_4p_teams,
     "distill_2p": distill_2p,
     "distill_2p_training": distill_2p_training,
     "teacher_noise": teacher_noise,
