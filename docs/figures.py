@@ -906,9 +906,14 @@ def candidate_4p_teams() -> str:
 
 def candidate(path: str) -> str:
     """A candidate's table (``experiments/candidate.py``'s file)."""
-    study = load(path)
+    return match_table(load(path)["lines"])
+
+
+def match_table(lines: list[dict[str, Any]]) -> str:
+    """Variance-reduced matches, one a row: the players, the games, the reduced win rate and
+    points with their intervals, the plain figures beside them."""
     rows = []
-    for line in study["lines"]:
+    for line in lines:
         plain_figures = f"{pct(line['raw_win_rate'])}, {points(line, 'raw_')}"
         rows.append([f"`{line['a']}`", f"`{line['b']}`", str(line["games"]), interval(line),
                      points(line), plain_figures])  # fmt: skip
@@ -923,19 +928,14 @@ DISTILL_2P = "docs/distill_2p.json"
 def distill_2p() -> str:
     """The research log: the distilled student (``docs/distill_2p.json``) beside the packaged
     network on the same deals (``docs/candidate_2p.json``)."""
-    study = load(DISTILL_2P)
     packaged = {line["b"]: line for line in load(CANDIDATE_2P)["lines"]
                 if line["a"] == "bastra_2p:network"}  # fmt: skip
     rows = []
-    for line in study["lines"]:
+    for line in load(DISTILL_2P)["lines"]:
         rows.append(line)
         if line["a"] == "student:network" and line["b"] in packaged:
             rows.append(packaged[line["b"]])
-    header = ["player", "against", "games", "won, reduced [95% CI]", "points a game, reduced",
-              "plain"]  # fmt: skip
-    return block(table(header, [[f"`{r['a']}`", f"`{r['b']}`", str(r["games"]), interval(r),
-                                 points(r), f"{pct(r['raw_win_rate'])}, {points(r, 'raw_')}"]
-                                for r in rows]))  # fmt: skip
+    return match_table(rows)
 
 
 def distill_2p_training() -> str:

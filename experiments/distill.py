@@ -55,20 +55,18 @@ from agents.learning.network import (  # noqa: E402
     read_checkpoint,
     save_checkpoint,
 )
-from agents.learning.policy import pretrained_path  # noqa: E402
-from agents.search.endgame import LAST_DEAL  # noqa: E402
+from agents.learning.policy import endgame_rows, pretrained_path  # noqa: E402
 from bastra_env import Rules  # noqa: E402
-from bastra_env.layout import DECK_LEFT_SCALE, OFFSETS  # noqa: E402
 
 PACKAGED = "bastra_2p"
 SEED = 4242
 GAMES = 16
 HOLD_OUT = 20
+"""Every ``HOLD_OUT``-th shard is held out of training."""
 TEMPERATURE = 0.5
 """The teacher's move temperature, in round points."""
 SMALLEST_SHARE = 6e-8
 """The smallest share the targets (float16) hold: a move below it counts as that far below."""
-"""Every ``HOLD_OUT``-th shard is held out of training."""
 RUN = ROOT / "runs" / "distill_2p"
 
 
@@ -174,12 +172,10 @@ def batch_loss(
     return cross, value_loss, entropy, agree, lost
 
 
-@torch.no_grad()
 def in_endgame(obs: np.ndarray) -> np.ndarray:
-    """``bool[N]``: the rows in the last two deals, where the teacher (and the shipped player)
-    plays the endgame search; before them the teacher is PIMC on inferred worlds."""
-    deck_left = np.rint(obs[:, OFFSETS["deck_left"].start].astype(np.float32) * DECK_LEFT_SCALE)
-    return np.asarray(deck_left <= LAST_DEAL)
+    """``bool[N]``: the rows where the teacher (and the shipped player) plays the endgame search
+    (its last two deals); before them the teacher is PIMC on inferred worlds."""
+    return endgame_rows(obs.astype(np.float32), expert().search())
 
 
 @torch.no_grad()
@@ -200,14 +196,7 @@ def held_out(model: PolicyValueNet, held: dict[str, np.ndarray]) -> dict[str, fl
             "points_lost_endgame": float(lost[endgame].mean())}  # fmt: skip
 
 
-def train(
-    data: Path,
-    out: Path,
-    epochs: int,
-    lr: float,
-    batch: int,
-    vf_coef: float,
-) -> None:
+def train(data: Path, out: Path, epochs: int, lr: float, batch: int, vf_coef: float) -> None:
     """Fine-tune the packaged network on the shards' searched decisions; every epoch's
     held-out figures in the checkpoint's ``distill`` metadata, the last epoch's weights written
     to ``out``."""
@@ -314,7 +303,7 @@ def consistency(games: int, out: Path) -> None:
             mine = int(np.argmax(probs[0]))
             best = max(values, key=values.__getitem__)
             theirs = max(again, key=again.__getitem__)
-            endgame = bool(first._endgame_rows(view["observation"][None].astype(np.float32))[0])
+            endgame = bool(in_endgame(view["observation"][None])[0])
             rows.append((endgame, theirs == best, mine == best, values[best] - values[theirs],
                          values[best] - values[mine]))  # fmt: skip
             target = softmax_target(values, TEMPERATURE)
@@ -371,14 +360,7 @@ def main() -> None:
     if args.command == "generate":
         generate(args.data, args.shards, args.ray_workers)
     elif args.command == "train":
-        train(
-            args.data,
-            args.out,
-            args.epochs,
-            args.lr,
-            args.batch,
-            args.vf_coef,
-        )
+        train(args.data, args.out, args.epochs, args.lr, args.batch, args.vf_coef)
     elif args.command == "consistency":
         consistency(args.games, args.json)
     else:

@@ -26,6 +26,14 @@ _WARM = False
 """Whether ``LearnedPolicy.warm_up`` ran in this process."""
 
 
+def endgame_rows(flat: np.ndarray, search: SearchConfig) -> np.ndarray:
+    """``bool[B]``: the rows of flat observations ``[B, N]`` where ``search``'s endgame search
+    applies (the deck holds no more than its last deal, or its last two with two-deal search)."""
+    deck_left = np.rint(flat[:, OFFSETS["deck_left"].start] * DECK_LEFT_SCALE)
+    last = LAST_DEAL if search.endgame_deals == 2 else 0
+    return np.asarray(search.endgame & (deck_left <= last))
+
+
 class LearnedPolicy:
     """A network as a player, with the search ``search`` describes around it
     (``agents.learning.config``; by default the endgame search on the last two deals, on the
@@ -148,11 +156,8 @@ class LearnedPolicy:
         )
 
     def _endgame_rows(self, flat: np.ndarray) -> np.ndarray:
-        """``bool[B]``: the rows where this player's endgame search applies (the deck holds no
-        more than its last deal, or its last two with two-deal search)."""
-        deck_left = np.rint(flat[:, OFFSETS["deck_left"].start] * DECK_LEFT_SCALE)
-        last = LAST_DEAL if self.search.endgame_deals == 2 else 0
-        return np.asarray(self.search.endgame & (deck_left <= last))
+        """``bool[B]``: the rows where this player's endgame search applies."""
+        return endgame_rows(flat, self.search)
 
     def _search_scores(
         self, seen: Observation, endgame: bool, log_probs: torch.Tensor
