@@ -299,6 +299,89 @@ def reduced_narrower() -> str:
     return f"{100 * (1 - max(ratios)):.0f}-{100 * (1 - min(ratios)):.0f}%"
 
 
+VARIANCE_REDUCTION = "docs/variance_reduction.json"
+
+
+def variance_reduction() -> str:
+    """The evaluation page: the plain duplicate estimate and the variance-reduced one of the
+    same games, line by line (``docs/variance_reduction.json``, ``benchmarks/
+    variance_reduction.py``)."""
+    rows = []
+    for row in load(VARIANCE_REDUCTION):
+        win = ""
+        if row["mode"] == "game":
+            win = (f"{pct(row['raw_win_rate'])} → {pct(row['win_rate'])} "
+                   f"({row['win_se_ratio']:.2f})")  # fmt: skip
+        share = row["correction_seconds"] / row["seconds"]
+        rows.append([row["table"], f"`{row['a']}`", f"`{row['b']}`", f"{row['mode']}s",
+                     str(row["games"]),
+                     f"{row['raw_point_diff']:+.2f} ± {row['raw_point_diff_se']:.2f}",
+                     f"{row['point_diff']:+.2f} ± {row['point_diff_se']:.2f}",
+                     f"**{row['point_se_ratio']:.2f}**", win,
+                     f"{row['correction_seconds']:.0f} of {row['seconds']:.0f} s "
+                     f"({100 * share:.0f}%)"])  # fmt: skip
+    header = ["table", "A", "B", "mode", "games", "plain points ± se", "variance-reduced ± se",
+              "se ratio", "win rate: plain → reduced (se ratio)", "corrections' time"]  # fmt: skip
+    return block(table(header, rows))
+
+
+VR_BEFORE_ENDGAME = "docs/variance_reduction_before_endgame.json"
+
+
+def vr_endgame_gain() -> str:
+    """The research log: the benchmark's lines whose rollouts now play a search seat's endgame,
+    their ratios before (``docs/variance_reduction_before_endgame.json``) and after
+    (``docs/variance_reduction.json``) on the same games."""
+    before = {(r["table"], r["a"], r["b"], r["mode"]): r for r in load(VR_BEFORE_ENDGAME)}
+    rows = []
+    for row in load(VARIANCE_REDUCTION):
+        old = before[(row["table"], row["a"], row["b"], row["mode"])]
+        if old["raw_point_diff"] != row["raw_point_diff"]:
+            raise ValueError(f"{row['a']} vs {row['b']}: not the same games before and after")
+        if row["table"] != "2p" or _vr_kind(row) != "strong":  # no seat with a search
+            continue
+        win = ""
+        if row["mode"] == "game":
+            win = f"{old['win_se_ratio']:.2f} → {row['win_se_ratio']:.2f}"
+        rows.append([row["table"], f"`{row['a']}`", f"`{row['b']}`", f"{row['mode']}s",
+                     f"{old['point_se_ratio']:.2f} → **{row['point_se_ratio']:.2f}**", win,
+                     f"{old['correction_seconds']:.0f} of {old['seconds']:.0f} s → "
+                     f"{row['correction_seconds']:.0f} of {row['seconds']:.0f} s"])  # fmt: skip
+    header = ["table", "A", "B", "mode", "points' se ratio", "win rate's", "corrections' time"]
+    return block(table(header, rows))
+
+
+def _vr_kind(row: dict[str, Any]) -> str:
+    """A benchmark line's kind: both sides baselines, a network alone against the heuristic,
+    or a pair with a search player or a network against its own search (``strong``)."""
+    if {row["a"], row["b"]} <= {"greedy", "heuristic"}:
+        return "baselines"
+    if row["a"].endswith(":network") and row["b"] == "heuristic":
+        return "network"
+    return "strong"
+
+
+def _vr_range(kind: str) -> str:
+    ratios = [row["point_se_ratio"] for row in load(VARIANCE_REDUCTION) if _vr_kind(row) == kind]
+    return f"{min(ratios):.2f}-{max(ratios):.2f}"
+
+
+def vr_range_baselines() -> str:
+    """The evaluation page: the standard-error ratios between the baselines."""
+    return _vr_range("baselines")
+
+
+def vr_range_network() -> str:
+    """The evaluation page: the ratios of a network alone against the heuristic."""
+    return _vr_range("network")
+
+
+def vr_range_strong() -> str:
+    """The evaluation page: the ratios between strong players (a search player in the pair, or
+    a network against its own search)."""
+    return _vr_range("strong")
+
+
 RATED_2P = {
     "bastra_2p:infer": "the packaged 2p model with the search on inferred worlds, the endgame "
     "against the opponent model too",
@@ -951,6 +1034,35 @@ def distill_2p_training() -> str:
     return block(table(header, rows))
 
 
+DISTILL_2P_REGRET = "docs/distill_2p_regret.json"
+
+
+def distill_losses() -> str:
+    """The research log: the student by the cross-entropy to the teacher's distribution and by
+    the expected regret under its values, held out and in full games (``docs/distill_2p.json``,
+    ``docs/distill_2p_regret.json``)."""
+    start = load(DISTILL_2P)["distill"]["history"][0]
+    packaged = {line["b"]: interval(line) for line in load(CANDIDATE_2P)["lines"]
+                if line["a"] == "bastra_2p:network"}  # fmt: skip
+    rows = [["none (the packaged network)", f"{start['points_lost_before_endgame']:.3f}",
+             f"{start['points_lost_endgame']:.3f}", "", "", packaged["heuristic"],
+             packaged["pimc:64"]]]  # fmt: skip
+    for path in (DISTILL_2P, DISTILL_2P_REGRET):
+        study = load(path)
+        last = study["distill"]["history"][-1]
+        won = {(line["a"], line["b"]): interval(line) for line in study["lines"]}
+        rows.append([study["distill"].get("loss", "cross-entropy"),
+                     f"{last['points_lost_before_endgame']:.3f}",
+                     f"{last['points_lost_endgame']:.3f}",
+                     won[("student:network", "bastra_2p:network")],
+                     won[("student", "bastra_2p")], won[("student:network", "heuristic")],
+                     won[("student:network", "pimc:64")]])  # fmt: skip
+    header = ["loss", "points given up, before the endgame", "in the endgame",
+              "network alone vs `bastra_2p:network`", "as shipped vs `bastra_2p`",
+              "network alone vs heuristic", "network alone vs `pimc:64`"]  # fmt: skip
+    return block(table(header, rows))
+
+
 TEACHER_NOISE = "docs/distill_teacher_noise.json"
 
 
@@ -1008,6 +1120,12 @@ BLOCKS: dict[str, Callable[[], str]] = {
     "inference_lines": inference_lines,
     "variance_reduced": variance_reduced,
     "reduced_narrower": reduced_narrower,
+    "variance_reduction": variance_reduction,
+    "vr_endgame_gain": vr_endgame_gain,
+    "vr_range_baselines": vr_range_baselines,
+    "vr_range_network": vr_range_network,
+    "vr_range_strong": vr_range_strong,
+    "distill_losses": distill_losses,
     "ratings_2p": ratings_2p,
     "ratings_2p_words": ratings_2p_words,
     "rated_network": rated_network,

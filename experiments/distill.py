@@ -4,7 +4,7 @@ rounds against itself; the packaged network learns its moves and values; the stu
 alone is rated against the packaged one and the yardsticks.
 
     python experiments/distill.py generate --shards 1400 --ray-workers 2   # resumable
-    python experiments/distill.py train [--epochs 12]       # the student, from the packaged net
+    python experiments/distill.py train [--epochs 12] [--loss regret]  # the student
     python experiments/distill.py rate [--deals 300]        # full games, variance-reduced
     python experiments/distill.py consistency [--games 64]  # the teacher's noise, by phase
 
@@ -145,10 +145,11 @@ def load(data: Path) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], dict
 
 def batch_loss(
     model: PolicyValueNet, data: dict[str, np.ndarray], rows: np.ndarray
-) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+) -> tuple[torch.Tensor, ...]:
     """The policy's cross-entropy to the target, the value loss, the entropy of the target,
-    whether the policy's favourite is the target's, and the round points the favourite gives up
-    by the teacher's values, on searched decisions (``rows``)."""
+    whether the policy's favourite is the target's, the round points the favourite gives up by
+    the teacher's values, and the policy's expected regret (the points its draw gives up by
+    them, ``sum_a pi(a) (max_b Q(b) - Q(a))``), on searched decisions (``rows``)."""
     obs = torch.from_numpy(data["obs"][rows].astype(np.float32))
     actions, features = action_inputs_batch(obs.numpy(), data["mask"][rows])
     actions_t = torch.from_numpy(actions)
@@ -166,10 +167,11 @@ def batch_loss(
     # the teacher's shares are softmax(value / T): T * log(best share / the favourite's share)
     # is how many round points (by the teacher's values) the policy's favourite gives up
     shares = target.clamp_min(SMALLEST_SHARE)
-    lost = TEMPERATURE * (
-        shares.max(-1).values.log() - shares.gather(1, favourite).squeeze(-1).log()
-    )
-    return cross, value_loss, entropy, agree, lost
+    gaps = TEMPERATURE * (shares.max(-1, keepdim=True).values.log() - shares.log())
+    lost = gaps.gather(1, favourite).squeeze(-1)
+    # a move whose share is below float16's range counts as SMALLEST_SHARE (gaps of 8.3 points)
+    regret = (log_probs.exp() * gaps.masked_fill(actions_t == PAD_ACTION, 0.0)).sum(-1)
+    return cross, value_loss, entropy, agree, lost, regret
 
 
 def in_endgame(obs: np.ndarray) -> np.ndarray:
@@ -183,23 +185,26 @@ def held_out(model: PolicyValueNet, held: dict[str, np.ndarray]) -> dict[str, fl
     """The figures of ``batch_loss`` over the held-out searched decisions, and the points given
     up split into the decisions before the endgame and in it."""
     rows = np.flatnonzero(held["searched"])
-    parts: list[list[np.ndarray]] = [[] for _ in range(5)]
+    parts: list[list[np.ndarray]] = [[] for _ in range(6)]
     for start in range(0, len(rows), 4096):
         for k, part in enumerate(batch_loss(model, held, rows[start : start + 4096])):
             parts[k].append(part.numpy())
-    cross, value, entropy, agree, lost = (np.concatenate(p) for p in parts)
+    cross, value, entropy, agree, lost, regret = (np.concatenate(p) for p in parts)
     endgame = in_endgame(held["obs"][rows])
     return {"cross_entropy": float(cross.mean()), "kl": float((cross - entropy).mean()),
             "value_loss": float(value.mean()), "agreement": float(agree.mean()),
-            "points_lost": float(lost.mean()),
+            "points_lost": float(lost.mean()), "expected_regret": float(regret.mean()),
             "points_lost_before_endgame": float(lost[~endgame].mean()),
             "points_lost_endgame": float(lost[endgame].mean())}  # fmt: skip
 
 
-def train(data: Path, out: Path, epochs: int, lr: float, batch: int, vf_coef: float) -> None:
-    """Fine-tune the packaged network on the shards' searched decisions; every epoch's
-    held-out figures in the checkpoint's ``distill`` metadata, the last epoch's weights written
-    to ``out``."""
+def train(
+    data: Path, out: Path, epochs: int, lr: float, batch: int, vf_coef: float, loss_name: str
+) -> None:
+    """Fine-tune the packaged network on the shards' searched decisions, by the cross-entropy to
+    the teacher's distribution or by the expected regret under its values (``loss_name``, the
+    policy's term of the loss); every epoch's held-out figures in the checkpoint's ``distill``
+    metadata, the last epoch's weights written to ``out``."""
     torch.set_num_threads(1)
     torch.manual_seed(SEED)
     rng = np.random.default_rng(SEED)
@@ -213,20 +218,24 @@ def train(data: Path, out: Path, epochs: int, lr: float, batch: int, vf_coef: fl
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
     rows = np.flatnonzero(train_data["searched"])
     settings: dict[str, Any] = {"lr": lr, "batch": batch, "vf_coef": vf_coef,
-                "epochs": epochs}  # fmt: skip
+                "epochs": epochs, "loss": loss_name}  # fmt: skip
     started = time.perf_counter()
     for epoch in range(1, epochs + 1):
         model.train()
         order = rng.permutation(rows)
         bar = tqdm(range(0, len(order), batch), desc=f"epoch {epoch}", unit="batch", leave=False)
         for start in bar:
-            cross, value, _, agree, _ = batch_loss(model, train_data, order[start : start + batch])
-            loss = cross.mean() + vf_coef * value.mean()
+            cross, value, _, agree, _, regret = batch_loss(
+                model, train_data, order[start : start + batch]
+            )
+            policy_term = cross if loss_name == "cross-entropy" else regret
+            loss = policy_term.mean() + vf_coef * value.mean()
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 0.5)
             optimizer.step()
-            bar.set_postfix(ce=f"{cross.mean().item():.3f}", agree=f"{agree.mean().item():.3f}")
+            bar.set_postfix(ce=f"{cross.mean().item():.3f}", regret=f"{regret.mean().item():.3f}",
+                            agree=f"{agree.mean().item():.3f}")  # fmt: skip
         model.eval()
         history.append({"epoch": epoch, **held_out(model, held)})
         print(history[-1], flush=True)
@@ -241,18 +250,25 @@ def train(data: Path, out: Path, epochs: int, lr: float, batch: int, vf_coef: fl
     )
 
 
+def shown(path: Path) -> str:
+    """``path`` as a command shows it: from the repository's root where it is inside it."""
+    path = path.resolve()
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
 def rate_student(student: Path, deals: int, out: Path) -> None:
     from experiments.dmc_vs_ppo import rate
 
     torch.set_num_threads(1)
     payload = torch.load(student, map_location="cpu", weights_only=False)
     study: dict[str, Any] = {
-        "student": str(student.relative_to(ROOT)),
+        "student": shown(student),
         "deals": deals,
         "seed": 2026,
         "distill": payload["distill"],
         "lines": [],
-        "command": f"python experiments/distill.py rate --deals {deals}",
+        "command": (f"python experiments/distill.py rate --student {shown(student)} "
+                    f"--deals {deals} --json {shown(out)}"),
     }
     plan = [(f"{student}:network", f"{PACKAGED}:network", ("student:network", "bastra_2p:network")),
             (str(student), PACKAGED, ("student", "bastra_2p"))]  # fmt: skip
@@ -349,6 +365,10 @@ def main() -> None:
     learn.add_argument("--lr", type=float, default=1e-4)
     learn.add_argument("--batch", type=int, default=512)
     learn.add_argument("--vf-coef", type=float, default=0.5)
+    learn.add_argument("--loss", choices=("cross-entropy", "regret"), default="cross-entropy",
+                       help="the policy's term: cross-entropy to the teacher's distribution, "
+                       "or the expected regret under its values (measured no better: "
+                       "docs/experiments.md, 'Distilling the teacher')")  # fmt: skip
     noise = commands.add_parser("consistency")
     noise.add_argument("--games", type=int, default=64)
     noise.add_argument("--json", type=Path, default=ROOT / "docs" / "distill_teacher_noise.json")
@@ -360,7 +380,7 @@ def main() -> None:
     if args.command == "generate":
         generate(args.data, args.shards, args.ray_workers)
     elif args.command == "train":
-        train(args.data, args.out, args.epochs, args.lr, args.batch, args.vf_coef)
+        train(args.data, args.out, args.epochs, args.lr, args.batch, args.vf_coef, args.loss)
     elif args.command == "consistency":
         consistency(args.games, args.json)
     else:

@@ -30,6 +30,7 @@ from agents.learning.state_value import StateValue, load_state_value, state_valu
 from agents.players.basic import GreedyPolicy, RandomPolicy
 from agents.players.heuristic import HeuristicPolicy
 from bastra_env import Rules
+from bastra_env.layout import OFFSETS
 
 ROUND_2P = Rules(num_players=2, max_rounds=1)
 
@@ -284,6 +285,55 @@ def test_a_learned_seat_rolls_out_with_its_own_network_as_it_plays():
         assert codes[0, 1] == ROLLOUT_GREEDY and codes[0, 0] == ROLLOUT_NETWORK and len(nets) == 1
     codes, _ = rollout_players([[HeuristicPolicy(), RandomPolicy()]])
     assert codes.tolist() == [[ROLLOUT_HEURISTIC, ROLLOUT_HEURISTIC]]
+
+
+def test_a_search_seat_rolls_out_its_own_endgame_search_in_the_last_deal():
+    """In a two-player round's last deal the walk's rollouts play a search seat's own endgame
+    search: the move PIMC (the round's points) and the shipped learned player (the game's
+    chance, its network breaking ties) make, on every last-deal position of random games."""
+    from agents.evaluation.luck import (
+        ENDGAME_GAME,
+        ENDGAME_NONE,
+        ENDGAME_POINTS,
+        _endgame_choice,
+        pack_policies,
+        policy_arrays,
+    )
+    from agents.evaluation.matches import endgame_searches
+    from agents.registry import make_policy
+    from bastra_env import raw_env
+
+    pimc, learned = make_policy("pimc:64", seed=0), make_policy("bastra_2p", seed=0)
+    others = [make_policy(n, seed=0) for n in ("bastra_2p:points", "bastra_2p:network")]
+    codes, equity = endgame_searches([[learned, pimc], [*others], [HeuristicPolicy(), pimc]],
+                                     Rules(num_players=2))  # fmt: skip
+    assert codes.tolist() == [[ENDGAME_GAME, ENDGAME_POINTS], [ENDGAME_POINTS, ENDGAME_NONE],
+                              [ENDGAME_NONE, ENDGAME_POINTS]] and equity.size  # fmt: skip
+    teams, _ = endgame_searches([[pimc] * 4], Rules(num_players=4, teams=True))
+    assert not teams.any()
+    flat, meta = pack_policies([policy_arrays(learned.model)])
+    env = raw_env(num_players=2)
+    rng = np.random.default_rng(0)
+    checked = 0
+    for seed in range(6):
+        env.reset(seed=seed)
+        for _agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            o = obs["observation"].astype(np.float32)[None]
+            m = obs["action_mask"].astype(bool)[None]
+            points = _endgame_choice(o, m, ENDGAME_POINTS, equity, ROLLOUT_HEURISTIC, (flat, meta))
+            game = _endgame_choice(o, m, ENDGAME_GAME, equity, ROLLOUT_NETWORK, (flat, meta))
+            deck_empty = obs["observation"][OFFSETS["deck_left"].start] == 0
+            assert (points >= 0) == (game >= 0) == bool(deck_empty)
+            if points >= 0 and m.sum() > 1:
+                assert points == pimc.act(obs)
+                assert game == int(learned.act_batch(o, m)[0])
+                checked += 1
+            env.step(int(rng.choice(np.flatnonzero(m[0]))))
+    assert checked > 100
 
 
 def test_the_ladder_brackets_the_rating_then_plays_the_most_informative_member_a_second():

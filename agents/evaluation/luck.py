@@ -64,6 +64,15 @@ from agents.players.observation_kernels import (
     greedy_rows,
     heuristic_rows,
 )
+from agents.search.endgame import POSITION_LAYOUT, POSITION_SCALES
+from agents.search.endgame_kernels import (
+    I_SEARCH,
+    I_SEATS,
+    I_TOTAL_MINE,
+    I_TOTAL_THEIRS,
+    read_position,
+    search,
+)
 from bastra_env import Rules
 from bastra_env.cards import FULL_DECK, NUM_CARDS
 from bastra_env.compiled_rules import (
@@ -102,7 +111,7 @@ from bastra_env.compiled_rules import (
     splitmix64,
     start_round,
 )
-from bastra_env.layout import NUM_ACTIONS, OBSERVATION_SIZE, SLOTS_PER_CARD
+from bastra_env.layout import NUM_ACTIONS, OBSERVATION_SIZE, OBSERVED_CAP, SLOTS_PER_CARD
 from bastra_env.vector import start_threading_layer
 
 # the per-game figures walk_game returns (row of ``int`` FIGURES floats)
@@ -115,6 +124,13 @@ MAX_ROUNDS_RECORDED = 64
 ROLLOUT_HEURISTIC, ROLLOUT_GREEDY, ROLLOUT_NETWORK = 0, 1, 2
 """The rollout players of the value function (``players`` of :func:`walk_game`):
 ``ROLLOUT_NETWORK + k`` is the policy network ``policies[k]`` (``k`` 0 or 1), played greedily."""
+ENDGAME_NONE, ENDGAME_POINTS, ENDGAME_GAME = 0, 1, 2
+"""What a seat's rollout plays once a two-player round's deck is empty (``endgames`` of
+:func:`walk_game`): its rollout player; the endgame search on the round's points (minimax, as
+the search players play it, the lowest action on a tie); the endgame search on the game's chance
+(``objective="game"``, as the learned players with search play it, the network's logit breaking
+a tie). With the deck empty every unseen card is in the other hand, so the rollout's search is
+the player's own, move for move."""
 POLICY_ARRAYS = 13
 """The arrays of a policy network as the walk reads it (:func:`policy_arrays`)."""
 
@@ -175,11 +191,11 @@ def _part1(flat: np.ndarray, meta: np.ndarray, k: int, i: int) -> np.ndarray:
 
 
 @njit(cache=True, fastmath=True)
-def _policy_choice(obs: np.ndarray, mask: np.ndarray, flat: np.ndarray, meta: np.ndarray,
-                   k: int) -> int:  # fmt: skip
-    """The action the policy network ``k`` of ``pack_policies`` plays greedily in the flat
-    observation ``obs [1, N]`` with ``mask [1, 208]``: its largest logit, the lowest action on a
-    tie."""
+def _policy_scores(obs: np.ndarray, mask: np.ndarray, flat: np.ndarray, meta: np.ndarray,
+                   k: int, actions: np.ndarray, scores: np.ndarray) -> None:  # fmt: skip
+    """The logits of the policy network ``k`` of ``pack_policies`` in the flat observation
+    ``obs [1, N]`` with ``mask [1, 208]``: ``actions [1, MAX_LEGAL]`` the legal actions (padded
+    as ``action_inputs``), ``scores [MAX_LEGAL]`` their logits (``-inf`` on padding)."""
     w1t, b1, w2, b2 = _part2(flat, meta, k, 0), _part1(flat, meta, k, 1), \
         _part2(flat, meta, k, 2), _part1(flat, meta, k, 3)
     wsp, bsp, wapt, bap = _part2(flat, meta, k, 4), _part1(flat, meta, k, 5), \
@@ -187,7 +203,6 @@ def _policy_choice(obs: np.ndarray, mask: np.ndarray, flat: np.ndarray, meta: np
     wph, bph, ws, bs = _part2(flat, meta, k, 8), _part1(flat, meta, k, 9), \
         _part1(flat, meta, k, 10), _part1(flat, meta, k, 11)
     summary = _part1(flat, meta, k, 12)
-    actions = np.empty((1, MAX_LEGAL), dtype=np.int64)
     features = np.empty((1, MAX_LEGAL, ACTION_FEATURES), dtype=np.float32)
     _action_inputs(obs, mask, CARD_VALUE, JACK_KEEP, actions, features)
     h1 = b1.copy()
@@ -212,10 +227,9 @@ def _policy_choice(obs: np.ndarray, mask: np.ndarray, flat: np.ndarray, meta: np
         pair[j] = acc
     width = pair.shape[0]
     p = np.empty(width, dtype=np.float32)
-    best = -1
-    best_score = -np.inf
     tail = ACTION_FEATURES - summary.shape[0]
     for row in range(MAX_LEGAL):
+        scores[row] = -np.inf
         action = actions[0, row]
         if action < 0 or action >= NUM_ACTIONS:
             continue
@@ -236,10 +250,63 @@ def _policy_choice(obs: np.ndarray, mask: np.ndarray, flat: np.ndarray, meta: np
             score += ws[j] * max(acc, 0.0)
         for k in range(summary.shape[0]):
             score += features[0, row, tail + k] * summary[k]
+        scores[row] = score
+
+
+@njit(cache=True)
+def _policy_choice(obs: np.ndarray, mask: np.ndarray, flat: np.ndarray, meta: np.ndarray,
+                   k: int) -> int:  # fmt: skip
+    """The action the policy network ``k`` of ``pack_policies`` plays greedily in the flat
+    observation ``obs [1, N]`` with ``mask [1, 208]``: its largest logit, the lowest action on a
+    tie."""
+    actions = np.empty((1, MAX_LEGAL), dtype=np.int64)
+    scores = np.empty(MAX_LEGAL, dtype=np.float32)
+    _policy_scores(obs, mask, flat, meta, k, actions, scores)
+    best = -1
+    best_score = -np.inf
+    for row in range(MAX_LEGAL):
+        action = actions[0, row]
+        if action < 0 or action >= NUM_ACTIONS:
+            continue
+        score = scores[row]
         if score > best_score or (score == best_score and action < best):
             best_score = score
             best = action
     return best
+
+
+@njit(cache=True)
+def _endgame_choice(obs: np.ndarray, mask: np.ndarray, mode: int, equity: np.ndarray,
+                    player: int, policies: tuple) -> int:  # fmt: skip
+    """The move the endgame search ``mode`` (``ENDGAME_POINTS`` or ``ENDGAME_GAME``, whose
+    table is ``equity``) makes in the flat observation ``obs [1, N]`` with ``mask [1, 208]``, as
+    ``agents.search.endgame.solve`` searches the last deal; -1 where it does not search (cards in
+    the deck, another table). A tie goes to the larger logit of the seat's network where
+    ``player`` is one (``ROLLOUT_NETWORK + k``), else to the lowest action."""
+    info, legal, unseen = read_position(obs[0], mask[0], 0, 0, POSITION_LAYOUT, POSITION_SCALES,
+                                        OBSERVED_CAP)  # fmt: skip
+    if info[I_SEARCH] == 0 or info[I_SEATS] != 2:
+        return -1
+    totals = np.empty(2, dtype=np.int64)
+    totals[0] = info[I_TOTAL_MINE]
+    totals[1] = info[I_TOTAL_THEIRS]
+    table = equity if mode == ENDGAME_GAME else np.zeros((0, 0), dtype=np.int64)
+    sums, _ = search(info, unseen.reshape((1, unseen.shape[0])), legal, 0, 0, table, totals)
+    logits = np.zeros(legal.shape[0], dtype=np.float32)
+    if player >= ROLLOUT_NETWORK:
+        actions = np.empty((1, MAX_LEGAL), dtype=np.int64)
+        scores = np.empty(MAX_LEGAL, dtype=np.float32)
+        _policy_scores(obs, mask, policies[0], policies[1], player - ROLLOUT_NETWORK, actions,
+                       scores)  # fmt: skip
+        for i in range(legal.shape[0]):
+            for row in range(MAX_LEGAL):
+                if actions[0, row] == legal[i]:
+                    logits[i] = scores[row]
+    best = 0
+    for i in range(1, legal.shape[0]):  # ascending: the first of equals is the lowest action
+        if sums[i] > sums[best] or (sums[i] == sums[best] and logits[i] > logits[best]):
+            best = i
+    return legal[best]
 
 
 @njit(cache=True)
@@ -344,11 +411,13 @@ def _settled_value(
 @njit(cache=True)
 def _rollout_value(
     trial: np.ndarray, rules: np.ndarray, unknown: int, bottom: int, net: tuple, buf: tuple,
-    work: np.ndarray, players: np.ndarray, policies: tuple,
+    work: np.ndarray, players: np.ndarray, policies: tuple, endgames: np.ndarray,
+    equity: np.ndarray,
 ) -> tuple:  # fmt: skip
     """The value of a position whose deal is fully dealt (nothing left to chance until the next
-    deal): each seat's rollout player (``players[seat]``: ``ROLLOUT_HEURISTIC`` or
-    ``ROLLOUT_GREEDY``) plays until the hands are empty (``trial`` is played
+    deal): each seat's rollout player (``players[seat]``: ``ROLLOUT_HEURISTIC``,
+    ``ROLLOUT_GREEDY`` or a network; once a two-player deck is empty, the endgame search
+    ``endgames[seat]`` if it has one) plays until the hands are empty (``trial`` is played
     on), then :func:`_settled_value` of where that leaves the game. Every card being known, this
     sees the deal's captures and bastras that the network alone would have to guess."""
     obs, mask, chosen = buf[5], buf[6], buf[7]
@@ -357,7 +426,13 @@ def _rollout_value(
         legal_slots(trial, rules, work)
         encode(trial, rules, trial[CURRENT], obs[0], mask[0])
         player = players[trial[CURRENT]]
-        if player == ROLLOUT_GREEDY:
+        mode = endgames[trial[CURRENT]]
+        searched = -1
+        if mode != ENDGAME_NONE:
+            searched = _endgame_choice(obs, mask, mode, equity, player, policies)
+        if searched >= 0:
+            chosen[0] = searched
+        elif player == ROLLOUT_GREEDY:
             greedy_rows(obs, mask, chosen)
         elif player >= ROLLOUT_NETWORK:
             chosen[0] = _policy_choice(obs, mask, policies[0], policies[1],
@@ -374,7 +449,7 @@ def _rollout_value(
 def _dealt_value(
     dealt: np.ndarray, rules: np.ndarray, deal_from: int, unknown: int, bottom: int,
     net: tuple, buf: tuple, work: np.ndarray, trial: np.ndarray, players: np.ndarray,
-    policies: tuple,
+    policies: tuple, endgames: np.ndarray, equity: np.ndarray,
 ) -> tuple:  # fmt: skip
     """The value of the state ``dealt`` just after a deal (deck positions ``deal_from`` on;
     ``unknown``/``bottom`` as before it): every card of the deal now known, the deal played out
@@ -393,7 +468,7 @@ def _dealt_value(
             now_bottom &= ~bit
     trial[:] = dealt
     return _rollout_value(trial, rules, now_unknown, now_bottom, net, buf, work, players,
-                          policies)  # fmt: skip
+                          policies, endgames, equity)  # fmt: skip
 
 
 @njit(cache=True)
@@ -437,13 +512,16 @@ def walk_game(
     rules: np.ndarray, seed: int, actions: np.ndarray, prob_rows: np.ndarray,
     prob_table: np.ndarray, net: tuple, samples: int, players: np.ndarray, figures: np.ndarray,
     views: np.ndarray, view_rounds: np.ndarray, round_points: np.ndarray, policies: tuple,
+    endgames: np.ndarray, equity: np.ndarray,
 ) -> int:  # fmt: skip
     """Walk the game with ``seed`` whose moves were ``actions`` (env encoding, in order).
     ``prob_rows[t]``: the row of ``prob_table [K, 208]`` holding the mover's probabilities of
     every action at move ``t``, or -1 (no decision correction). ``net``: the value network's
     six weight arrays (of size 0: no corrections); ``samples``: the deals drawn at each deal;
     ``players[seat]``: the seat's rollout player, ``policies`` the networks of
-    ``ROLLOUT_NETWORK + k`` (``pack_policies``). Writes ``figures`` (``FIGURES`` floats, see
+    ``ROLLOUT_NETWORK + k`` (``pack_policies``); ``endgames[seat]``: the seat's endgame search
+    once a two-player deck is empty (``ENDGAME_NONE``, ``ENDGAME_POINTS`` or ``ENDGAME_GAME``,
+    whose table is ``equity``). Writes ``figures`` (``FIGURES`` floats, see
     the constants). With ``views`` of more than 0 rows, the view after every event goes there
     (its round's index in ``view_rounds``) and each round's points for side 0 minus side 1 in
     ``round_points``: the value network's training data. Returns the views written.
@@ -451,7 +529,8 @@ def walk_game(
     The value of a position is the network's, except where every card of the current deal is
     dealt: there the deal is played out first by each seat's rollout player
     (:func:`_rollout_value`): the seat's own player where it is greedy or a network (a learned
-    player's network, played greedily), else the heuristic one."""
+    player's network, played greedily), else the heuristic one; in the last deal of a two-player
+    round, a seat's own endgame search where it has one."""
     n = rules[R_PLAYERS]
     valued = net[1].shape[0] > 0  # no value function: the walk only records views
     x = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) ^ np.uint64(0x5851F42D4C957F2D)
@@ -490,13 +569,15 @@ def walk_game(
                 # a chance event: the deal, against ``samples`` deals drawn like it
                 actual_points, actual_win = _dealt_value(state, rules, deal_from, unknown,
                                                          bottom, net, buf, work, trial,
-                                                         players, policies)  # fmt: skip
+                                                         players, policies, endgames,
+                                                         equity)  # fmt: skip
                 total_points = 0.0
                 total_win = 0.0
                 for _ in range(samples):
                     x = _redeal(state, rules, deal_from, first, x, other)
                     points, win = _dealt_value(other, rules, deal_from, unknown, bottom, net,
-                                               buf, work, trial, players, policies)  # fmt: skip
+                                               buf, work, trial, players, policies, endgames,
+                                               equity)  # fmt: skip
                     total_points += points
                     total_win += win
                 figures[CHANCE_POINTS] += actual_points - total_points / samples
@@ -547,7 +628,8 @@ def walk_game(
                                                          bottom, net, buf)  # fmt: skip
                         else:
                             points, win = _rollout_value(trial, rules, unknown, bottom, net, buf,
-                                                         work, players, policies)  # fmt: skip
+                                                         work, players, policies, endgames,
+                                                         equity)  # fmt: skip
                         expected_points += p * points
                         expected_win += p * win
                         mass += p
@@ -601,7 +683,8 @@ def walk_games(
     rules: np.ndarray, seeds: np.ndarray, action_starts: np.ndarray, actions: np.ndarray,
     prob_rows: np.ndarray, prob_table: np.ndarray, w1: np.ndarray, b1: np.ndarray,
     w2: np.ndarray, b2: np.ndarray, w3: np.ndarray, b3: np.ndarray, samples: int,
-    players: np.ndarray, policy_flat: np.ndarray, policy_meta: np.ndarray,
+    players: np.ndarray, policy_flat: np.ndarray, policy_meta: np.ndarray, endgames: np.ndarray,
+    equity: np.ndarray,
 ) -> np.ndarray:  # fmt: skip
     """``walk_game`` of every game (game ``g``'s moves are ``actions[action_starts[g]:
     action_starts[g + 1]]``), in parallel: ``float64[games, FIGURES]``."""
@@ -614,7 +697,7 @@ def walk_games(
                   (w1, b1, w2, b2, w3, b3), samples, players[g], out[g],
                   np.empty((0, VIEW_SIZE), dtype=np.int64),
                   np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64),
-                  (policy_flat, policy_meta))  # fmt: skip
+                  (policy_flat, policy_meta), endgames[g], equity)  # fmt: skip
     return out
 
 
@@ -643,7 +726,9 @@ def collect_views(
         kept[g] = walk_game(rules, seeds[g], actions[lo:hi], none, np.zeros((0, NUM_ACTIONS)),
                             (z1, z0, z1, z0, z1, z0), 0, np.zeros(4, dtype=np.int64),
                             figures[g], views[g], rounds[g], points[g],
-                            (z0, np.zeros((2, POLICY_ARRAYS, 3), dtype=np.int64)))  # fmt: skip
+                            (z0, np.zeros((2, POLICY_ARRAYS, 3), dtype=np.int64)),
+                            np.zeros(4, dtype=np.int64),
+                            np.zeros((0, 0), dtype=np.int64))  # fmt: skip
     return views, rounds, kept, points, figures
 
 
@@ -657,11 +742,15 @@ def luck_corrections(
     samples: int = 32,
     players: np.ndarray | None = None,
     policies: Sequence[tuple] = (),
+    endgames: np.ndarray | None = None,
+    equity: np.ndarray | None = None,
 ) -> np.ndarray:
     """``float64[games, FIGURES]``: each game walked again (its seed, its moves) with ``value``;
     ``prob_rows[g][t]`` indexes ``prob_table`` (rows of 208 move probabilities) or is -1;
     ``players[g, seat]``: each seat's rollout player (default: the heuristic one);
-    ``policies``: at most two ``policy_arrays``, the networks ``ROLLOUT_NETWORK + k``. Raises
+    ``policies``: at most two ``policy_arrays``, the networks ``ROLLOUT_NETWORK + k``;
+    ``endgames[g, seat]``: each seat's endgame search in a two-player round's last deal
+    (default: none), ``equity`` the table of ``ENDGAME_GAME`` (``objective_table``). Raises
     ``ValueError`` if ``value`` is for another table or a game's moves do not replay."""
     if (value.rules.num_players, value.rules.teams) != (rules.num_players, rules.teams):
         raise ValueError(
@@ -671,18 +760,22 @@ def luck_corrections(
     rollout = np.zeros((len(actions), 4), dtype=np.int64)
     if players is not None:
         rollout[:, : rules.num_players] = players
+    searches = np.zeros((len(actions), 4), dtype=np.int64)
+    if endgames is not None:
+        searches[:, : rules.num_players] = endgames
+    table = np.zeros((0, 0), dtype=np.int64) if equity is None else np.asarray(equity, np.int64)
     starts = np.zeros(len(actions) + 1, dtype=np.int64)
     starts[1:] = np.cumsum([len(a) for a in actions])
     flat = np.fromiter((a for game in actions for a in game), dtype=np.int64, count=int(starts[-1]))
     rows = np.fromiter((r for game in prob_rows for r in game), dtype=np.int64,
                        count=int(starts[-1]))  # fmt: skip
-    table = (np.asarray(prob_table, dtype=np.float64).reshape(-1, NUM_ACTIONS) if len(prob_table)
+    probs = (np.asarray(prob_table, dtype=np.float64).reshape(-1, NUM_ACTIONS) if len(prob_table)
              else np.zeros((0, NUM_ACTIONS), dtype=np.float64))  # fmt: skip
     w1, b1, w2, b2, w3, b3 = value.weights
     start_threading_layer()
     figures = walk_games(rules_array(rules), np.asarray(game_seeds, dtype=np.int64), starts, flat,
-                         rows, table, w1, b1, w2, b2, w3, b3, samples, rollout,
-                         *pack_policies(policies))  # fmt: skip
+                         rows, probs, w1, b1, w2, b2, w3, b3, samples, rollout,
+                         *pack_policies(policies), searches, table)  # fmt: skip
     bad = np.flatnonzero(figures[:, STATUS] != 0)
     if bad.size:
         g = int(bad[0])

@@ -21,6 +21,9 @@ from agents.evaluation.luck import (
     CHANCE_WIN,
     DECISION_POINTS,
     DECISION_WIN,
+    ENDGAME_GAME,
+    ENDGAME_NONE,
+    ENDGAME_POINTS,
     OUTCOME_POINTS,
     ROLLOUT_GREEDY,
     ROLLOUT_HEURISTIC,
@@ -29,16 +32,18 @@ from agents.evaluation.luck import (
     policy_arrays,
 )
 from agents.evaluation.replay import Move, build_record, explanation_of, safe_name, write_record
+from agents.learning.config import SearchConfig
 from agents.learning.state_value import StateValue, load_state_value
 from agents.players.basic import GreedyPolicy
 from agents.registry import make_policy
+from agents.search.equity import objective_table
+from agents.search.players import ISMCTSPolicy, PIMCPolicy
 from bastra_env import Rules
 from bastra_env.rules import TABLES
 from bastra_env.vector import VectorEnv, batch_actor
 
 if TYPE_CHECKING:
     from pettingzoo import AECEnv
-
 
 
 def wilson_interval(successes: float, trials: int, z: float = 1.96) -> tuple[float, float]:
@@ -475,9 +480,10 @@ def duplicate_match(
     if luck_value is not None and trace is not None:
         played = time.perf_counter()
         rollout, nets = rollout_players(seat_policies)
+        searches, equity = endgame_searches(seat_policies, rules)
         figures = luck_corrections(rules, game_seeds, trace.actions, trace.prob_rows,
                                    trace.prob_table, luck_value, players=rollout,
-                                   policies=nets)  # fmt: skip
+                                   policies=nets, endgames=searches, equity=equity)  # fmt: skip
         if not np.array_equal(figures[:, OUTCOME_POINTS], scores[:, 0] - scores[:, 1]):
             raise RuntimeError("the walked games do not end as the played ones (a bug)")
         sign = np.where(mine == 0, 1.0, -1.0)
@@ -530,6 +536,34 @@ def rollout_players(seat_policies: Sequence[Sequence[Any]]) -> tuple[np.ndarray,
         return ROLLOUT_NETWORK + ids[id(model)]
 
     return np.array([[code(p) for p in row] for row in seat_policies], dtype=np.int64), nets
+
+
+def endgame_searches(
+    seat_policies: Sequence[Sequence[Any]], rules: Rules
+) -> tuple[np.ndarray, np.ndarray]:
+    """The endgame search each seat of each game plays in the last deal of a two-player round,
+    which the walk's rollouts then play for it (``agents.evaluation.luck.ENDGAME_*``), and the
+    game-chance table of ``ENDGAME_GAME``: the round's points for a search player (PIMC,
+    IS-MCTS) whose endgame search is on, the player's objective for a learned player with its
+    endgame search; none for every other seat and every other table."""
+    table = objective_table(rules.num_players, rules.teams, [rules.bastra_points,
+                            rules.jack_bastra_points, rules.most_cards_points],
+                            rules.target_score)  # fmt: skip
+
+    def code(policy: Any) -> int:
+        if rules.num_players != 2:
+            return ENDGAME_NONE
+        search = getattr(policy, "search", None)
+        if isinstance(search, SearchConfig):  # a learned player
+            if getattr(policy, "sample", False) or not search.endgame:
+                return ENDGAME_NONE
+            return ENDGAME_GAME if search.objective == "game" else ENDGAME_POINTS
+        if isinstance(policy, (PIMCPolicy, ISMCTSPolicy)) and policy.endgame:
+            return ENDGAME_POINTS
+        return ENDGAME_NONE
+
+    codes = np.array([[code(p) for p in row] for row in seat_policies], dtype=np.int64)
+    return codes, np.asarray(table, dtype=np.int64)
 
 
 def _decisions(side: tuple[Any, Any]) -> str:

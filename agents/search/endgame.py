@@ -58,8 +58,10 @@ from bastra_env import compiled_rules as K
 from bastra_env.cards import iter_cards
 from bastra_env.layout import MAX_LEGAL, OBSERVED_CAP, OFFSETS, SCORING_SCALES
 
-_LAYOUT = np.array([OFFSETS[name].start for name in LAYOUT_PIECES], dtype=np.int64)
-_SCALES = np.array(list(SCORING_SCALES.values()), dtype=np.float64)
+POSITION_LAYOUT = np.array([OFFSETS[name].start for name in LAYOUT_PIECES], dtype=np.int64)
+"""``read_position``'s ``layout``: the observation's offsets of ``LAYOUT_PIECES``."""
+POSITION_SCALES = np.array(list(SCORING_SCALES.values()), dtype=np.float64)
+"""``read_position``'s ``scales``: the scoring rules' scales in the observation."""
 LAST_DEAL = 8
 """Cards in the two-player round's last deal: what may still be in the deck for ``deals=2``."""
 DEAL_PLAYS = 400_000
@@ -147,8 +149,8 @@ def solve(
         np.asarray(observation["action_mask"]),
         max_team_cards,
         LAST_DEAL if deals == 2 else 0,
-        _LAYOUT,
-        _SCALES,
+        POSITION_LAYOUT,
+        POSITION_SCALES,
         OBSERVED_CAP,
     )
     if not info[I_SEARCH]:
@@ -201,7 +203,7 @@ def world_values(
     true posterior (inference included) and no sampling error in the mean."""
     obs = np.asarray(observation["observation"])
     info, legal, unseen = read_position(obs, np.asarray(observation["action_mask"]),
-                                        max_team_cards, LAST_DEAL, _LAYOUT, _SCALES,
+                                        max_team_cards, LAST_DEAL, POSITION_LAYOUT, POSITION_SCALES,
                                         OBSERVED_CAP)  # fmt: skip
     if not info[I_SEARCH]:
         return None
