@@ -328,17 +328,32 @@ def variance_reduction() -> str:
 VR_BEFORE_ENDGAME = "docs/variance_reduction_before_endgame.json"
 
 
+VR_TEAMS_ENDGAME = "docs/variance_reduction_teams_endgame.json"
+
+
 def vr_endgame_gain() -> str:
     """The research log: the benchmark's lines whose rollouts now play a search seat's endgame,
     their ratios before (``docs/variance_reduction_before_endgame.json``) and after
     (``docs/variance_reduction.json``) on the same games."""
-    before = {(r["table"], r["a"], r["b"], r["mode"]): r for r in load(VR_BEFORE_ENDGAME)}
+    return _vr_compare(VR_BEFORE_ENDGAME, VARIANCE_REDUCTION, "2p")
+
+
+def vr_teams_endgame() -> str:
+    """The research log: the team game's strong lines as shipped (``docs/variance_reduction.
+    json``) and with the searching seats' last three cards rolled out by minimax on the true
+    hands (``docs/variance_reduction_teams_endgame.json``; not shipped)."""
+    return _vr_compare(VARIANCE_REDUCTION, VR_TEAMS_ENDGAME, "4p_teams")
+
+
+def _vr_compare(before_file: str, after_file: str, table_name: str) -> str:
+    """The strong lines of ``table_name`` in two runs of the benchmark on the same games."""
+    before = {(r["table"], r["a"], r["b"], r["mode"]): r for r in load(before_file)}
     rows = []
-    for row in load(VARIANCE_REDUCTION):
+    for row in load(after_file):
         old = before[(row["table"], row["a"], row["b"], row["mode"])]
         if old["raw_point_diff"] != row["raw_point_diff"]:
             raise ValueError(f"{row['a']} vs {row['b']}: not the same games before and after")
-        if row["table"] != "2p" or _vr_kind(row) != "strong":  # no seat with a search
+        if row["table"] != table_name or _vr_kind(row) != "strong":  # no seat with a search
             continue
         win = ""
         if row["mode"] == "game":
@@ -1122,6 +1137,7 @@ BLOCKS: dict[str, Callable[[], str]] = {
     "reduced_narrower": reduced_narrower,
     "variance_reduction": variance_reduction,
     "vr_endgame_gain": vr_endgame_gain,
+    "vr_teams_endgame": vr_teams_endgame,
     "vr_range_baselines": vr_range_baselines,
     "vr_range_network": vr_range_network,
     "vr_range_strong": vr_range_strong,

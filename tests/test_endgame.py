@@ -169,13 +169,19 @@ def known_world(game) -> np.ndarray:
 
 def world_values(env, world: np.ndarray) -> dict[int, int]:
     """The two-deal search's exact values of the seat to move in one known world."""
-    from agents.search.endgame import _LAYOUT, _SCALES, LAST_DEAL
+    from agents.search.endgame import LAST_DEAL, POSITION_LAYOUT, POSITION_SCALES
     from agents.search.endgame_kernels import I_SEARCH, read_position, search
     from bastra_env.layout import OBSERVED_CAP
 
     seen = env.observe(env.agent_selection)
     info, legal, unseen = read_position(
-        seen["observation"], seen["action_mask"], 2, LAST_DEAL, _LAYOUT, _SCALES, OBSERVED_CAP
+        seen["observation"],
+        seen["action_mask"],
+        2,
+        LAST_DEAL,
+        POSITION_LAYOUT,
+        POSITION_SCALES,
+        OBSERVED_CAP,
     )
     assert info[I_SEARCH] and sorted(world.tolist()) == unseen.tolist()
     sums, _ = search(info, world[None], legal, 4, 0, np.zeros((0, 0), dtype=np.int64),

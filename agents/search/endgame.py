@@ -62,6 +62,9 @@ POSITION_LAYOUT = np.array([OFFSETS[name].start for name in LAYOUT_PIECES], dtyp
 """``read_position``'s ``layout``: the observation's offsets of ``LAYOUT_PIECES``."""
 POSITION_SCALES = np.array(list(SCORING_SCALES.values()), dtype=np.float64)
 """``read_position``'s ``scales``: the scoring rules' scales in the observation."""
+TEAM_CARDS = 3
+"""In the team game the endgame search takes over with this many cards in my hand (``solve``'s
+``max_team_cards``): the docs' experiments page, "Endgame search"."""
 LAST_DEAL = 8
 """Cards in the two-player round's last deal: what may still be in the deck for ``deals=2``."""
 DEAL_PLAYS = 400_000
@@ -101,7 +104,7 @@ def _inferred_orders(obs: np.ndarray, count: int) -> np.ndarray:
 def solve(
     observation: Observation,
     samples: int = 64,
-    max_team_cards: int = 3,
+    max_team_cards: int = TEAM_CARDS,
     deals: int = 1,
     deal_samples: int = 64,
     max_plays: int = DEAL_PLAYS,
@@ -187,7 +190,7 @@ def world_values(
     observation: Observation,
     hands: Sequence[Iterable[int]],
     deck: Sequence[int] = (),
-    max_team_cards: int = 3,
+    max_team_cards: int = TEAM_CARDS,
 ) -> dict[int, float] | None:
     """``{action: round point difference for my side under best play}`` in one known world: the
     other seats' hands ``hands`` (card ids, the seats after mine in turn order) and the cards
