@@ -1078,6 +1078,28 @@ def distill_losses() -> str:
     return block(table(header, rows))
 
 
+DISTILL_CURVE = "docs/distill_data_curve.json"
+
+
+def distill_curve() -> str:
+    """The research log: the student by the share of the teacher's decisions it learnt from,
+    held out and on decisions it learnt from (``docs/distill_data_curve.json``)."""
+    study = load(DISTILL_CURVE)
+    start = study["start"]
+    rows = [["0 (the packaged network)", f"{start['points_lost_before_endgame']:.3f}", "",
+             f"{start['points_lost_endgame']:.3f}", "", ""]]  # fmt: skip
+    for point in study["points"]:
+        held, learnt = point["held_out"], point["learnt"]
+        gain = f"{point['gain_before_endgame']:+.4f} ± {point['gain_before_endgame_ci']:.4f}"
+        rows.append([f"{point['decisions']:,}", f"{held['points_lost_before_endgame']:.3f}",
+                     gain, f"{held['points_lost_endgame']:.3f}",
+                     f"{learnt['points_lost_before_endgame']:.3f}",
+                     f"{learnt['points_lost_endgame']:.3f}"])  # fmt: skip
+    header = ["decisions learnt", "held out: before the endgame", "less than the packaged network",
+              "in the endgame", "learnt: before the endgame", "in the endgame"]  # fmt: skip
+    return block(table(header, rows))
+
+
 TEACHER_NOISE = "docs/distill_teacher_noise.json"
 
 
@@ -1142,6 +1164,7 @@ BLOCKS: dict[str, Callable[[], str]] = {
     "vr_range_network": vr_range_network,
     "vr_range_strong": vr_range_strong,
     "distill_losses": distill_losses,
+    "distill_curve": distill_curve,
     "ratings_2p": ratings_2p,
     "ratings_2p_words": ratings_2p_words,
     "rated_network": rated_network,
