@@ -170,7 +170,8 @@ def batch_loss(
     shares = target.clamp_min(SMALLEST_SHARE)
     gaps = TEMPERATURE * (shares.max(-1, keepdim=True).values.log() - shares.log())
     lost = gaps.gather(1, favourite).squeeze(-1)
-    # a move whose share is below float16's range counts as SMALLEST_SHARE (gaps of 8.3 points)
+    # a move whose share is below float16's range counts as SMALLEST_SHARE (a gap of at most
+    # 8.3 points)
     regret = (log_probs.exp() * gaps.masked_fill(actions_t == PAD_ACTION, 0.0)).sum(-1)
     return cross, value_loss, entropy, agree, lost, regret
 
@@ -284,14 +285,24 @@ def curve(data: Path, fractions: list[float], loss_name: str, out: Path) -> None
     study: dict[str, Any] = {"loss": loss_name, "points": [], "command": (
         f"python experiments/distill.py curve --loss {loss_name} --fractions "
         f"{' '.join(f'{f:g}' for f in fractions)} --json {shown(out)}")}  # fmt: skip
-    _, held, _ = load(data)
+    _, held, facts = load(data)
     start = given_up_before_endgame(packaged_model(), held)
     for fraction in fractions:
         path = RUN / f"curve_{loss_name}_{fraction:g}.pt"
-        if not path.exists():  # a point already trained is read back
+        settings = {"epochs": 12, "lr": 1e-4, "batch": 512, "vf_coef": 0.5, "loss": loss_name,
+                    "fraction": fraction}  # fmt: skip
+        found = None
+        if path.exists():  # a point already trained is read back, if it is this point
+            payload = torch.load(path, map_location="cpu", weights_only=False)
+            found = payload["distill"]
+            if any(found.get(k) != v for k, v in settings.items()) or (
+                found["train_decisions"] != facts["train_decisions"]
+            ):
+                found = None
+        if found is None:
             train(data, path, 12, 1e-4, 512, 0.5, loss_name, fraction)
-        payload = torch.load(path, map_location="cpu", weights_only=False)
-        found = payload["distill"]
+            payload = torch.load(path, map_location="cpu", weights_only=False)
+            found = payload["distill"]
         gain = start - given_up_before_endgame(build_model(payload).eval(), held)
         half = 1.96 * gain.std(ddof=1) / np.sqrt(len(gain))
         study["start"] = found["history"][0]

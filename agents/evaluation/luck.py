@@ -130,7 +130,9 @@ ENDGAME_NONE, ENDGAME_POINTS, ENDGAME_GAME = 0, 1, 2
 the search players play it, the lowest action on a tie); the endgame search on the game's chance
 (``objective="game"``, as the learned players with search play it, the network's logit breaking
 a tie). With the deck empty every unseen card is in the other hand, so the rollout's search is
-the player's own, move for move."""
+the player's own, move for move, where the player's endgame is minimax alone; a player that also
+weighs the opponent model there (``:infer``, ``model_weight``) gets minimax alone, near its
+move, and a learned seat whose network the walk does not hold breaks ties by the lowest action."""
 POLICY_ARRAYS = 13
 """The arrays of a policy network as the walk reads it (:func:`policy_arrays`)."""
 

@@ -563,7 +563,7 @@ def endgame_searches(
         return ENDGAME_NONE
 
     codes = np.array([[code(p) for p in row] for row in seat_policies], dtype=np.int64)
-    return codes, np.asarray(table, dtype=np.int64)
+    return codes, np.array(table, dtype=np.int64)  # a writable copy: one compiled walk
 
 
 def _decisions(side: tuple[Any, Any]) -> str:
