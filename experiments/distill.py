@@ -69,6 +69,10 @@ TEMPERATURE = 0.5
 SMALLEST_SHARE = 6e-8
 """The smallest share the targets (float16) hold: a move below it counts as that far below."""
 RUN = ROOT / "runs" / "distill_2p"
+TRAIN_DEFAULTS: dict[str, Any] = {"epochs": 12, "lr": 1e-4, "batch": 512, "vf_coef": 0.5}
+"""``train``'s settings unless told otherwise (the command line's defaults, and ``curve``'s)."""
+LOSSES = ("cross-entropy", "regret")
+"""The policy's term of ``train``'s loss."""
 
 
 def packaged_model() -> PolicyValueNet:
@@ -183,15 +187,22 @@ def in_endgame(obs: np.ndarray) -> np.ndarray:
 
 
 @torch.no_grad()
+def decision_figures(
+    model: PolicyValueNet, data: dict[str, np.ndarray], rows: np.ndarray
+) -> list[np.ndarray]:
+    """``batch_loss``'s six figures at each decision of ``rows``, in their order."""
+    parts: list[list[np.ndarray]] = [[] for _ in range(6)]
+    for start in range(0, len(rows), 4096):
+        for k, part in enumerate(batch_loss(model, data, rows[start : start + 4096])):
+            parts[k].append(part.numpy())
+    return [np.concatenate(p) for p in parts]
+
+
 def held_out(model: PolicyValueNet, held: dict[str, np.ndarray]) -> dict[str, float]:
     """The figures of ``batch_loss`` over the held-out searched decisions, and the points given
     up split into the decisions before the endgame and in it."""
     rows = np.flatnonzero(held["searched"])
-    parts: list[list[np.ndarray]] = [[] for _ in range(6)]
-    for start in range(0, len(rows), 4096):
-        for k, part in enumerate(batch_loss(model, held, rows[start : start + 4096])):
-            parts[k].append(part.numpy())
-    cross, value, entropy, agree, lost, regret = (np.concatenate(p) for p in parts)
+    cross, value, entropy, agree, lost, regret = decision_figures(model, held, rows)
     endgame = in_endgame(held["obs"][rows])
     return {"cross_entropy": float(cross.mean()), "kl": float((cross - entropy).mean()),
             "value_loss": float(value.mean()), "agreement": float(agree.mean()),
@@ -266,14 +277,11 @@ def shown(path: Path) -> str:
     return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
-@torch.no_grad()
 def given_up_before_endgame(model: PolicyValueNet, held: dict[str, np.ndarray]) -> np.ndarray:
     """The points the model's favourite move gives up by the teacher's values at each held-out
     decision before the endgame (``batch_loss``'s fifth figure), in the data's order."""
     rows = np.flatnonzero(held["searched"])
-    rows = rows[~in_endgame(held["obs"][rows])]
-    return np.concatenate([batch_loss(model, held, rows[k : k + 4096])[4].numpy()
-                           for k in range(0, len(rows), 4096)])  # fmt: skip
+    return decision_figures(model, held, rows[~in_endgame(held["obs"][rows])])[4]
 
 
 def curve(data: Path, fractions: list[float], loss_name: str, out: Path) -> None:
@@ -289,8 +297,7 @@ def curve(data: Path, fractions: list[float], loss_name: str, out: Path) -> None
     start = given_up_before_endgame(packaged_model(), held)
     for fraction in fractions:
         path = RUN / f"curve_{loss_name}_{fraction:g}.pt"
-        settings = {"epochs": 12, "lr": 1e-4, "batch": 512, "vf_coef": 0.5, "loss": loss_name,
-                    "fraction": fraction}  # fmt: skip
+        settings = {**TRAIN_DEFAULTS, "loss": loss_name, "fraction": fraction}
         found = None
         if path.exists():  # a point already trained is read back, if it is this point
             payload = torch.load(path, map_location="cpu", weights_only=False)
@@ -300,7 +307,7 @@ def curve(data: Path, fractions: list[float], loss_name: str, out: Path) -> None
             ):
                 found = None
         if found is None:
-            train(data, path, 12, 1e-4, 512, 0.5, loss_name, fraction)
+            train(data, path, **TRAIN_DEFAULTS, loss_name=loss_name, fraction=fraction)
             payload = torch.load(path, map_location="cpu", weights_only=False)
             found = payload["distill"]
         gain = start - given_up_before_endgame(build_model(payload).eval(), held)
@@ -420,18 +427,18 @@ def main() -> None:
     learn = commands.add_parser("train")
     learn.add_argument("--data", type=Path, default=RUN / "data")
     learn.add_argument("--out", type=Path, default=RUN / "student.pt")
-    learn.add_argument("--epochs", type=int, default=12)
-    learn.add_argument("--lr", type=float, default=1e-4)
-    learn.add_argument("--batch", type=int, default=512)
-    learn.add_argument("--vf-coef", type=float, default=0.5)
-    learn.add_argument("--loss", choices=("cross-entropy", "regret"), default="cross-entropy",
+    learn.add_argument("--epochs", type=int, default=TRAIN_DEFAULTS["epochs"])
+    learn.add_argument("--lr", type=float, default=TRAIN_DEFAULTS["lr"])
+    learn.add_argument("--batch", type=int, default=TRAIN_DEFAULTS["batch"])
+    learn.add_argument("--vf-coef", type=float, default=TRAIN_DEFAULTS["vf_coef"])
+    learn.add_argument("--loss", choices=LOSSES, default="cross-entropy",
                        help="the policy's term: cross-entropy to the teacher's distribution, "
                        "or the expected regret under its values (measured no better: "
                        "docs/experiments.md, 'Distilling the teacher')")  # fmt: skip
     grow = commands.add_parser("curve")
     grow.add_argument("--data", type=Path, default=RUN / "data")
     grow.add_argument("--fractions", type=float, nargs="+", default=[0.125, 0.25, 0.5, 1.0])
-    grow.add_argument("--loss", choices=("cross-entropy", "regret"), default="regret")
+    grow.add_argument("--loss", choices=LOSSES, default="regret")
     grow.add_argument("--json", type=Path, default=ROOT / "docs" / "distill_data_curve.json")
     noise = commands.add_parser("consistency")
     noise.add_argument("--games", type=int, default=64)

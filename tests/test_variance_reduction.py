@@ -44,6 +44,19 @@ def walked(rules, seat_policies, seeds, value, samples=2):
     return scores, figures
 
 
+def decisions(env, seed):
+    """Each decision of the game ``env`` plays from ``seed``: the seat's observation, its flat
+    float32 row ``[1, N]`` and mask ``[1, 208]``; the caller steps ``env`` before the next."""
+    env.reset(seed=seed)
+    for _agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        flat = obs["observation"].astype(np.float32)[None]
+        yield obs, flat, obs["action_mask"].astype(bool)[None]
+
+
 def assert_mean_zero(values, z=2.576):
     """The mean lies within its 99% interval around zero."""
     half = z * values.std(ddof=1) / math.sqrt(len(values))
@@ -266,16 +279,9 @@ def test_a_learned_seat_rolls_out_with_its_own_network_as_it_plays():
         policy = make_policy(name, seed=0)
         flat, meta = pack_policies([policy_arrays(policy.model)])
         env = raw_env(**table)
-        env.reset(seed=11)
         rng = np.random.default_rng(0)
         checked = 0
-        for _agent in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            o = obs["observation"].astype(np.float32)[None]
-            m = obs["action_mask"].astype(bool)[None]
+        for _obs, o, m in decisions(env, 11):
             played = int(policy.act_batch(o, m)[0])
             assert _policy_choice(o, m, flat, meta, 0) == played
             checked += 1
@@ -316,14 +322,7 @@ def test_a_search_seat_rolls_out_its_own_endgame_search_in_the_last_deal():
     rng = np.random.default_rng(0)
     checked = 0
     for seed in range(6):
-        env.reset(seed=seed)
-        for _agent in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            o = obs["observation"].astype(np.float32)[None]
-            m = obs["action_mask"].astype(bool)[None]
+        for obs, o, m in decisions(env, seed):
             points = _endgame_choice(o, m, ENDGAME_POINTS, equity, ROLLOUT_HEURISTIC, (flat, meta))
             game = _endgame_choice(o, m, ENDGAME_GAME, equity, ROLLOUT_NETWORK, (flat, meta))
             deck_empty = obs["observation"][OFFSETS["deck_left"].start] == 0

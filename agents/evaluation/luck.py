@@ -111,7 +111,13 @@ from bastra_env.compiled_rules import (
     splitmix64,
     start_round,
 )
-from bastra_env.layout import NUM_ACTIONS, OBSERVATION_SIZE, OBSERVED_CAP, SLOTS_PER_CARD
+from bastra_env.layout import (
+    NUM_ACTIONS,
+    OBSERVATION_SIZE,
+    OBSERVED_CAP,
+    OFFSETS,
+    SLOTS_PER_CARD,
+)
 from bastra_env.vector import start_threading_layer
 
 # the per-game figures walk_game returns (row of ``int`` FIGURES floats)
@@ -133,6 +139,8 @@ a tie). With the deck empty every unseen card is in the other hand, so the rollo
 the player's own, move for move, where the player's endgame is minimax alone; a player that also
 weighs the opponent model there (``:infer``, ``model_weight``) gets minimax alone, near its
 move, and a learned seat whose network the walk does not hold breaks ties by the lowest action."""
+_DECK_LEFT = OFFSETS["deck_left"].start
+"""The observation's cards still to be dealt: 0 once the deck is empty."""
 POLICY_ARRAYS = 13
 """The arrays of a policy network as the walk reads it (:func:`policy_arrays`)."""
 
@@ -285,6 +293,8 @@ def _endgame_choice(obs: np.ndarray, mask: np.ndarray, mode: int, equity: np.nda
     ``agents.search.endgame.solve`` searches the last deal; -1 where it does not search (cards in
     the deck, another table). A tie goes to the larger logit of the seat's network where
     ``player`` is one (``ROLLOUT_NETWORK + k``), else to the lowest action."""
+    if obs[0, _DECK_LEFT] != 0.0:  # most rollout moves: no search, and nothing to allocate
+        return -1
     info, legal, unseen = read_position(obs[0], mask[0], 0, 0, POSITION_LAYOUT, POSITION_SCALES,
                                         OBSERVED_CAP)  # fmt: skip
     if info[I_SEARCH] == 0 or info[I_SEATS] != 2:

@@ -551,8 +551,6 @@ def endgame_searches(
                             rules.target_score)  # fmt: skip
 
     def code(policy: Any) -> int:
-        if rules.num_players != 2:
-            return ENDGAME_NONE
         search = getattr(policy, "search", None)
         if isinstance(search, SearchConfig):  # a learned player
             if getattr(policy, "sample", False) or not search.endgame:
@@ -562,7 +560,8 @@ def endgame_searches(
             return ENDGAME_POINTS
         return ENDGAME_NONE
 
-    codes = np.array([[code(p) for p in row] for row in seat_policies], dtype=np.int64)
+    codes = np.array([[code(p) if rules.num_players == 2 else ENDGAME_NONE for p in row]
+                      for row in seat_policies], dtype=np.int64)  # fmt: skip
     return codes, np.array(table, dtype=np.int64)  # a writable copy: one compiled walk
 
 
