@@ -329,6 +329,7 @@ VR_BEFORE_ENDGAME = "docs/variance_reduction_before_endgame.json"
 
 
 VR_TEAMS_ENDGAME = "docs/variance_reduction_teams_endgame.json"
+VR_STAGES = "docs/vr_stages.json"
 
 
 def vr_endgame_gain() -> str:
@@ -343,6 +344,20 @@ def vr_teams_endgame() -> str:
     json``) and with the searching seats' last three cards rolled out by minimax on the true
     hands (``docs/variance_reduction_teams_endgame.json``; not shipped)."""
     return _vr_compare(VARIANCE_REDUCTION, VR_TEAMS_ENDGAME, "4p_teams")
+
+
+def vr_stages() -> str:
+    """The research log: the chance corrections fitted by the deal's stage against the shipped
+    fit, on the same games (``docs/vr_stages.json``, ``experiments/vr_stages.py``; not shipped)."""
+    rows = []
+    for row in load(VR_STAGES):
+        if not row["check_shipped_equals_result"]:
+            raise ValueError(f"{row['line']}: the shipped fit was not the match's own")
+        rows.append([row["table"], f"`{row['a']}`", f"`{row['b']}`", f"{row['mode']}s",
+                     str(2 * row["deals"]),
+                     f"{row['shipped_ratio']:.2f}", f"{row['staged_ratio']:.2f}"])  # fmt: skip
+    header = ["table", "A", "B", "mode", "games", "se ratio, shipped fit", "by the deal's stage"]
+    return block(table(header, rows))
 
 
 def _vr_compare(before_file: str, after_file: str, table_name: str) -> str:
@@ -1118,6 +1133,26 @@ def teacher_noise() -> str:
     return block(table(header, rows))
 
 
+TEACHER_NOISE_256 = "docs/distill_teacher_noise_256.json"
+
+
+def teacher_noise_worlds() -> str:
+    """The research log: the teacher's noise before the endgame at 64 and at 256 worlds
+    (``docs/distill_teacher_noise.json``, ``docs/distill_teacher_noise_256.json``)."""
+    rows = []
+    for path in (TEACHER_NOISE, TEACHER_NOISE_256):
+        study = load(path)
+        entry = study["phases"]["before the endgame"]
+        second, network = entry["second teacher"], entry["network"]
+        rows.append([str(study["worlds"]), f"{study['games']}", f"{entry['decisions']:,}",
+                     f"{second['points_lost']:.3f} ± {second['points_lost_ci']:.3f}",
+                     f"{network['points_lost']:.3f} ± {network['points_lost_ci']:.3f}",
+                     f"{network['points_lost'] - second['points_lost']:.3f}"])  # fmt: skip
+    header = ["worlds", "rounds", "decisions before the endgame", "second teacher gives up",
+              "the network gives up", "the difference"]  # fmt: skip
+    return block(table(header, rows))
+
+
 EXPLOITABILITY_2P = "docs/exploitability_2p.json"
 
 
@@ -1160,6 +1195,8 @@ BLOCKS: dict[str, Callable[[], str]] = {
     "variance_reduction": variance_reduction,
     "vr_endgame_gain": vr_endgame_gain,
     "vr_teams_endgame": vr_teams_endgame,
+    "vr_stages": vr_stages,
+    "teacher_noise_worlds": teacher_noise_worlds,
     "vr_range_baselines": vr_range_baselines,
     "vr_range_network": vr_range_network,
     "vr_range_strong": vr_range_strong,

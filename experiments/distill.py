@@ -6,19 +6,20 @@ alone is rated against the packaged one and the yardsticks.
     python experiments/distill.py generate --shards 1400 --ray-workers 2   # resumable
     python experiments/distill.py train [--epochs 12] [--loss regret]  # the student
     python experiments/distill.py rate [--deals 300]        # full games, variance-reduced
-    python experiments/distill.py consistency [--games 64]  # the teacher's noise, by phase
+    python experiments/distill.py consistency [--games 64] [--worlds 256]  # the teacher's noise
     python experiments/distill.py curve                     # held out, by the data's size
 
-``generate`` plays shards of 16 single rounds (``agents.experimental.expert.play_shard``: the expert
-is the table's ``:infer`` player at 64 worlds, its values in round points; the move played is drawn
-from ``softmax(value / 0.5 points)``, the target is that distribution, one-hot where one move is
-legal) and writes each shard to ``--data`` as it finishes; shards already there are kept, so the
-data grows across runs and each shard's seed fixes its games. ``train`` holds out every 20th shard,
-fine-tunes the packaged network on the rest (the target's cross-entropy plus the round's scaled
-point difference as the value target) and records every epoch's held-out figures, among them the
-round points the network's favourite move gives up by the teacher's values, before the endgame and
-in it. ``consistency`` measures how much of that a second teacher on independent worlds gives up too
-(the teacher's own noise). ``rate`` plays the student's network alone against the packaged network
+``generate`` plays shards of 16 single rounds (``agents.experimental.expert.play_shard``: the
+expert is the table's ``:infer`` player at 64 worlds, or ``--worlds``, its values in round points;
+the move played is drawn from ``softmax(value / 0.5 points)``, the target is that distribution,
+one-hot where one move is legal) and writes each shard to ``--data`` as it finishes; shards already
+there are kept, so the data grows across runs and each shard's seed fixes its games (a folder holds
+one teacher's worlds: ``teacher.json``). ``train`` holds out every 20th shard, fine-tunes the
+packaged network on the rest (the target's cross-entropy plus the round's scaled point difference
+as the value target) and records every epoch's held-out figures, among them the round points the
+network's favourite move gives up by the teacher's values, before the endgame and in it.
+``consistency`` measures how much of that a second teacher on independent worlds gives up too (the
+teacher's own noise). ``rate`` plays the student's network alone against the packaged network
 alone, the student as shipped (its network with the endgame search) against the packaged model as
 shipped, and the student's network alone against the heuristic and ``pimc:64`` (seed 2026, one
 thread; the packaged network's lines on the same deals are in ``docs/candidate_2p.json``), and
@@ -81,21 +82,29 @@ def packaged_model() -> PolicyValueNet:
     return model
 
 
-def expert() -> ExpertConfig:
+def expert(worlds: int = 64) -> ExpertConfig:
     rules = Rules(num_players=2, max_rounds=1)
-    return ExpertConfig(rules=rules.to_dict(), worlds=64, temperature=TEMPERATURE,
+    return ExpertConfig(rules=rules.to_dict(), worlds=worlds, temperature=TEMPERATURE,
                         network_weight=0.3, games=GAMES)  # fmt: skip
 
 
-def generate(data: Path, shards: int, ray_workers: int) -> None:
+def generate(data: Path, shards: int, ray_workers: int, worlds: int = 64) -> None:
     """Shards ``0..shards-1`` not yet in ``data``, each written as it comes back: in this
     process, or on ``ray_workers`` Ray actors (``RaySelfPlay``, one core each; an actor that dies
     has its shard played again). A shard's seed fixes its games, wherever it is played."""
     data.mkdir(parents=True, exist_ok=True)
+    teacher = data / "teacher.json"  # a folder holds one teacher's shards
+    if teacher.exists() and json.loads(teacher.read_text())["worlds"] != worlds:
+        raise SystemExit(f"{data} holds shards of a teacher on "
+                         f"{json.loads(teacher.read_text())['worlds']} worlds, not {worlds}")
+    if not teacher.exists():
+        if any(data.glob("shard_*.npz")) and worlds != 64:  # written before teacher.json was
+            raise SystemExit(f"{data} holds shards of the 64-world teacher, not {worlds}")
+        teacher.write_text(json.dumps({"worlds": worlds}) + "\n")
     for stale in data.glob("shard_*.tmp.npz"):  # a write cut off by a stop
         stale.unlink()
     torch.set_num_threads(1)
-    shared = (Weights.of(packaged_model()), expert())
+    shared = (Weights.of(packaged_model()), expert(worlds))
     todo = [s for s in range(shards) if not (data / f"shard_{s:05d}.npz").exists()]
     totals = {"decisions": 0, "seconds": 0.0}
     bar = tqdm(total=len(todo), desc="teacher shards", unit="shard")
@@ -346,7 +355,7 @@ def rate_student(student: Path, deals: int, out: Path) -> None:
     print(f"wrote {out}")
 
 
-def consistency(games: int, out: Path) -> None:
+def consistency(games: int, out: Path, worlds: int = 64) -> None:
     """How much of the teacher's disagreement with the network is the teacher's own noise:
     single rounds played by the teacher (moves drawn as in ``generate``, seed ``SEED + 1``,
     games not in the data); at every decision with a choice a second teacher on independent
@@ -358,7 +367,7 @@ def consistency(games: int, out: Path) -> None:
     from bastra_env.vector import VectorEnv
 
     torch.set_num_threads(1)
-    config = expert()
+    config = expert(worlds)
     model = packaged_model()
     first, second = (LearnedPolicy(model, config.search(), seed=s, name=f"teacher {s}")
                      for s in (SEED + 1, SEED + 2))  # fmt: skip
@@ -397,7 +406,8 @@ def consistency(games: int, out: Path) -> None:
         live[live_games[state["terminated"][live_games]]] = False
     bar.close()
     table = np.array(rows, dtype=np.float64)
-    command = f"python experiments/distill.py consistency --games {games}"
+    command = f"python experiments/distill.py consistency --games {games}" + (
+        f" --worlds {worlds}" if worlds != 64 else "")
     study: dict[str, Any] = {"games": games, "seed": SEED + 1, "worlds": config.worlds,
                              "command": command, "phases": {}}  # fmt: skip
     for phase, pick in (("before the endgame", table[:, 0] == 0), ("the endgame", table[:, 0] == 1),
@@ -422,6 +432,7 @@ def main() -> None:
     gen = commands.add_parser("generate")
     gen.add_argument("--shards", type=int, required=True, help="shards 0..N-1 (16 rounds each)")
     gen.add_argument("--data", type=Path, default=RUN / "data")
+    gen.add_argument("--worlds", type=int, default=64, help="the teacher's worlds")
     gen.add_argument("--ray-workers", type=int, default=0,
                      help="Ray actors, one core each (0: this process)")  # fmt: skip
     learn = commands.add_parser("train")
@@ -442,6 +453,7 @@ def main() -> None:
     grow.add_argument("--json", type=Path, default=ROOT / "docs" / "distill_data_curve.json")
     noise = commands.add_parser("consistency")
     noise.add_argument("--games", type=int, default=64)
+    noise.add_argument("--worlds", type=int, default=64, help="each teacher's worlds")
     noise.add_argument("--json", type=Path, default=ROOT / "docs" / "distill_teacher_noise.json")
     rate = commands.add_parser("rate")
     rate.add_argument("--student", type=Path, default=RUN / "student.pt")
@@ -449,7 +461,7 @@ def main() -> None:
     rate.add_argument("--json", type=Path, default=ROOT / "docs" / "distill_2p.json")
     args = parser.parse_args()
     if args.command == "generate":
-        generate(args.data, args.shards, args.ray_workers)
+        generate(args.data, args.shards, args.ray_workers, args.worlds)
     elif args.command == "train":
         train(args.data, args.out, args.epochs, args.lr, args.batch, args.vf_coef, args.loss)
     elif args.command == "curve":
@@ -457,7 +469,7 @@ def main() -> None:
             parser.error(f"--fractions are shares of the data in (0, 1], got {args.fractions}")
         curve(args.data, args.fractions, args.loss, args.json)
     elif args.command == "consistency":
-        consistency(args.games, args.json)
+        consistency(args.games, args.json, args.worlds)
     else:
         rate_student(args.student.resolve(), args.deals, args.json)
 

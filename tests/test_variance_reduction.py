@@ -21,6 +21,9 @@ from agents.evaluation.luck import (
     ROLLOUT_GREEDY,
     ROLLOUT_HEURISTIC,
     ROLLOUT_NETWORK,
+    STAGE_POINTS,
+    STAGE_WIN,
+    STAGES,
     luck_corrections,
 )
 from agents.evaluation.matches import MoveTrace, cross_fitted, duplicate_match, play_games
@@ -85,6 +88,12 @@ def test_random_value_function_keeps_the_estimate_unbiased_only_noisier():
     raw = (scores[:, 0] - scores[:, 1]).astype(float)
     assert (raw - corrections).var() > raw.var()  # noisier than the plain estimate
     assert_mean_zero(figures[:, CHANCE_WIN])
+    # the stages' sums split the chance corrections: first deal, 3 in the middle, 2 last ones
+    stages = figures[:, STAGE_POINTS : STAGE_POINTS + STAGES]
+    assert np.allclose(stages.sum(axis=1), figures[:, CHANCE_POINTS])
+    assert np.allclose(figures[:, STAGE_WIN : STAGE_WIN + STAGES].sum(axis=1),
+                       figures[:, CHANCE_WIN])  # fmt: skip
+    assert (stages != 0).mean(axis=0).min() > 0.5  # every stage has its deals
 
 
 @pytest.mark.slow

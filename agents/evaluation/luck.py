@@ -83,6 +83,7 @@ from bastra_env.compiled_rules import (
     CURRENT,
     DEALER,
     DECK,
+    DECK_LEN,
     DECK_POS,
     DONE,
     HAND_SIZE,
@@ -123,7 +124,12 @@ from bastra_env.vector import start_threading_layer
 # the per-game figures walk_game returns (row of ``int`` FIGURES floats)
 CHANCE_POINTS, CHANCE_WIN, DECISION_POINTS, DECISION_WIN = 0, 1, 2, 3
 OUTCOME_POINTS, OUTCOME_WIN, CHANCE_EVENTS, DECISION_EVENTS, ROUNDS, STATUS = 4, 5, 6, 7, 8, 9
-FIGURES = 10
+STAGES = 4
+"""The chance corrections again, split by the deal's stage in its round (``STAGE_POINTS + i``,
+``STAGE_WIN + i``): 0 the round's first deal, 1 a deal in the middle, 2 the last-but-one deal,
+3 the last; they add up to ``CHANCE_POINTS`` and ``CHANCE_WIN``."""
+STAGE_POINTS, STAGE_WIN = 10, 10 + STAGES
+FIGURES = 10 + 2 * STAGES
 """``STATUS``: 0 the walk replayed the game; 1 a move was not legal in the replay (the moves do
 not belong to this seed); 2 the moves ended before the game did."""
 MAX_ROUNDS_RECORDED = 64
@@ -592,8 +598,13 @@ def walk_game(
                                                equity)  # fmt: skip
                     total_points += points
                     total_win += win
+                left = state[DECK_LEN] - deal_to
+                stage = (0 if deal_from == 0 else 3 if left <= 0
+                         else 2 if left <= HAND_SIZE * n else 1)  # fmt: skip
                 figures[CHANCE_POINTS] += actual_points - total_points / samples
                 figures[CHANCE_WIN] += actual_win - total_win / samples
+                figures[STAGE_POINTS + stage] += actual_points - total_points / samples
+                figures[STAGE_WIN + stage] += actual_win - total_win / samples
                 figures[CHANCE_EVENTS] += 1
             for pos in range(deal_from, deal_to):
                 card = state[DECK + pos]
