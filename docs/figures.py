@@ -1093,6 +1093,36 @@ def distill_losses() -> str:
     return block(table(header, rows))
 
 
+DISTILL_2P_256 = "docs/distill_2p_256.json"
+
+
+def distill_256() -> str:
+    """The research log: the student of the 256-world teacher (expected regret), held out by that
+    teacher's values and on decisions it learnt from, and in full games
+    (``docs/distill_2p_256.json``; the packaged network's lines on the same deals from
+    ``docs/candidate_2p.json``)."""
+    study = load(DISTILL_2P_256)
+    history, learnt = study["distill"]["history"], study["distill"]["learnt"]
+    won = {(line["a"], line["b"]): interval(line) for line in study["lines"]}
+    packaged = {line["b"]: interval(line) for line in load(CANDIDATE_2P)["lines"]
+                if line["a"] == "bastra_2p:network"}  # the same deals
+    rows = [["the packaged network", f"{history[0]['points_lost_before_endgame']:.3f}",
+             f"{history[0]['points_lost_endgame']:.3f}", "", "", "", packaged["heuristic"],
+             packaged["pimc:64"]],
+            [f"the student ({study['distill']['decisions_learnt']:,} decisions)",
+             f"{history[-1]['points_lost_before_endgame']:.3f}",
+             f"{history[-1]['points_lost_endgame']:.3f}",
+             f"{learnt['points_lost_before_endgame']:.3f}",
+             won[("student:network", "bastra_2p:network")], won[("student", "bastra_2p")],
+             won[("student:network", "heuristic")],
+             won[("student:network", "pimc:64")]]]  # fmt: skip
+    header = ["network", "held out: before the endgame", "in the endgame",
+              "learnt: before the endgame", "network alone vs `bastra_2p:network`",
+              "as shipped vs `bastra_2p`", "network alone vs heuristic",
+              "network alone vs `pimc:64`"]  # fmt: skip
+    return block(table(header, rows))
+
+
 DISTILL_CURVE = "docs/distill_data_curve.json"
 
 
@@ -1197,6 +1227,7 @@ BLOCKS: dict[str, Callable[[], str]] = {
     "vr_teams_endgame": vr_teams_endgame,
     "vr_stages": vr_stages,
     "teacher_noise_worlds": teacher_noise_worlds,
+    "distill_256": distill_256,
     "vr_range_baselines": vr_range_baselines,
     "vr_range_network": vr_range_network,
     "vr_range_strong": vr_range_strong,
