@@ -332,20 +332,27 @@ config = parse_config(["--config", "endgame_smoke", "endgame.rounds=512", "threa
 shared = shard_inputs(model, config, 128)
 runner = RaySelfPlay(1)  # RAY_ADDRESS: the cluster, with the token
 before = runner.where()
-killed = []
+killed, timers = [], []
 
 def kill_mid_shard(index, result):
     if not killed:  # the actor has its next shard: kill its process while it plays it
         killed.append(result["worker_pid"])
-        threading.Timer(0.3, os.kill, (result["worker_pid"], signal.SIGKILL)).start()
+        timers.append(threading.Timer(0.3, os.kill, (result["worker_pid"], signal.SIGKILL)))
+        timers[0].start()
+
+def digest(shards):
+    h = hashlib.sha256()
+    for shard in shards:
+        for name in SHARD_FIELDS:
+            h.update(np.ascontiguousarray(shard[name]).tobytes())
+    return h.hexdigest()
 
 shards = runner.run(play_remote_shard, shared, [0, 1, 2, 3], on_result=kill_mid_shard)
-h = hashlib.sha256()
-for shard in shards:
-    for name in SHARD_FIELDS:
-        h.update(np.ascontiguousarray(shard[name]).tobytes())
+timers[0].join()  # the kill has landed
+if not runner.replaced:  # it landed after the last shard came back: the next run meets it
+    assert digest(runner.run(play_remote_shard, shared, [3])) == digest(shards[3:])
 print("SELFPLAY " + json.dumps({"before": before, "after": runner.where(), "killed": killed,
-                                "replaced": runner.replaced, "digest": h.hexdigest(),
+                                "replaced": runner.replaced, "digest": digest(shards),
                                 "rounds": [int(s["rounds"]) for s in shards]}), flush=True)
 runner.close()
 """
@@ -354,7 +361,8 @@ runner.close()
 def test_searched_self_play_on_the_worker_node_survives_a_killed_actor(cluster):
     """The endgame learning's searched self-play actors on the cluster (token authentication
     on): placed on the worker node (the only one with a CPU), the actor's process killed while it
-    plays a shard, the shard played again by a fresh actor there, and the data exactly what this
+    plays a shard, the shard played again by a fresh actor there (or, where the kill landed
+    after the last shard came back, the next run's shard), and the data exactly what this
     process computes for the same shards."""
     import hashlib
 
