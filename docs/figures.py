@@ -1067,13 +1067,19 @@ def distill_2p_training() -> str:
 DISTILL_2P_REGRET = "docs/distill_2p_regret.json"
 
 
+def _packaged_network_lines() -> dict[str, str]:
+    """The packaged 2p network alone against each yardstick on the students' 300 deals
+    (``docs/candidate_2p.json``): the win rate with its interval, by opponent."""
+    return {line["b"]: interval(line) for line in load(CANDIDATE_2P)["lines"]
+            if line["a"] == "bastra_2p:network"}  # fmt: skip
+
+
 def distill_losses() -> str:
     """The research log: the student by the cross-entropy to the teacher's distribution and by
     the expected regret under its values, held out and in full games (``docs/distill_2p.json``,
     ``docs/distill_2p_regret.json``)."""
     start = load(DISTILL_2P)["distill"]["history"][0]
-    packaged = {line["b"]: interval(line) for line in load(CANDIDATE_2P)["lines"]
-                if line["a"] == "bastra_2p:network"}  # fmt: skip
+    packaged = _packaged_network_lines()
     rows = [["none (the packaged network)", f"{start['points_lost_before_endgame']:.3f}",
              f"{start['points_lost_endgame']:.3f}", "", "", packaged["heuristic"],
              packaged["pimc:64"]]]  # fmt: skip
@@ -1104,8 +1110,7 @@ def distill_256() -> str:
     study = load(DISTILL_2P_256)
     history, learnt = study["distill"]["history"], study["distill"]["learnt"]
     won = {(line["a"], line["b"]): interval(line) for line in study["lines"]}
-    packaged = {line["b"]: interval(line) for line in load(CANDIDATE_2P)["lines"]
-                if line["a"] == "bastra_2p:network"}  # the same deals
+    packaged = _packaged_network_lines()
     rows = [["the packaged network", f"{history[0]['points_lost_before_endgame']:.3f}",
              f"{history[0]['points_lost_endgame']:.3f}", "", "", "", packaged["heuristic"],
              packaged["pimc:64"]],

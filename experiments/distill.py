@@ -94,13 +94,13 @@ def generate(data: Path, shards: int, ray_workers: int, worlds: int = 64) -> Non
     has its shard played again). A shard's seed fixes its games, wherever it is played."""
     data.mkdir(parents=True, exist_ok=True)
     teacher = data / "teacher.json"  # a folder holds one teacher's shards
-    if teacher.exists() and json.loads(teacher.read_text())["worlds"] != worlds:
-        raise SystemExit(f"{data} holds shards of a teacher on "
-                         f"{json.loads(teacher.read_text())['worlds']} worlds, not {worlds}")
-    if not teacher.exists():
-        if any(data.glob("shard_*.npz")) and worlds != 64:  # written before teacher.json was
-            raise SystemExit(f"{data} holds shards of the 64-world teacher, not {worlds}")
-        teacher.write_text(json.dumps({"worlds": worlds}) + "\n")
+    if teacher.exists():
+        held = json.loads(teacher.read_text())["worlds"]
+    else:  # shards written before teacher.json was are the 64-world teacher's
+        held = 64 if any(data.glob("shard_?????.npz")) else worlds
+    if held != worlds:
+        raise SystemExit(f"{data} holds shards of a teacher on {held} worlds, not {worlds}")
+    teacher.write_text(json.dumps({"worlds": worlds}) + "\n")
     for stale in data.glob("shard_*.tmp.npz"):  # a write cut off by a stop
         stale.unlink()
     torch.set_num_threads(1)

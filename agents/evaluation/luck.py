@@ -598,13 +598,15 @@ def walk_game(
                                                equity)  # fmt: skip
                     total_points += points
                     total_win += win
+                luck_points = actual_points - total_points / samples
+                luck_win = actual_win - total_win / samples
                 left = state[DECK_LEN] - deal_to
                 stage = (0 if deal_from == 0 else 3 if left <= 0
                          else 2 if left <= HAND_SIZE * n else 1)  # fmt: skip
-                figures[CHANCE_POINTS] += actual_points - total_points / samples
-                figures[CHANCE_WIN] += actual_win - total_win / samples
-                figures[STAGE_POINTS + stage] += actual_points - total_points / samples
-                figures[STAGE_WIN + stage] += actual_win - total_win / samples
+                figures[CHANCE_POINTS] += luck_points
+                figures[CHANCE_WIN] += luck_win
+                figures[STAGE_POINTS + stage] += luck_points
+                figures[STAGE_WIN + stage] += luck_win
                 figures[CHANCE_EVENTS] += 1
             for pos in range(deal_from, deal_to):
                 card = state[DECK + pos]
