@@ -490,3 +490,23 @@ def test_search_plays_legal_moves_to_the_end_of_team_games():
     result = duplicate_match(PIMCPolicy(4), make_policy("greedy"), table="4p_teams",
                              deals=2, mode="round")  # fmt: skip
     assert result.games == 4
+
+
+def test_the_uniform_stream_deals_every_unseen_card_to_the_other_hand_equally_often():
+    """``decision_seed(..., uniform=True)``, the stream the learned players search with: over
+    many determinizations each unseen card lands in the other hand at the uniform rate (the
+    yardsticks' stream, pinned by tests/test_baseline_moves.py, is not uniform)."""
+    env = bastra_env.env()
+    env.reset(seed=11)
+    for _ in range(3):  # a few plays into the first deal
+        obs, *_ = env.last()
+        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    obs, *_ = env.last()
+    position, _, cards, sizes = position_of(obs["observation"])
+    draws = 4000
+    worlds = S.uniform_worlds(position, cards, sizes, draws,
+                              decision_seed(0, obs["observation"], uniform=True))  # fmt: skip
+    counts = np.array([((worlds[:, K.HANDS + 1] >> c) & 1).sum() for c in cards])
+    rate = sizes[1] / len(cards)
+    sigma = np.sqrt(draws * rate * (1 - rate))
+    assert np.abs(counts - draws * rate).max() < 5 * sigma, counts

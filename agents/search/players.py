@@ -72,6 +72,9 @@ class _SearchPolicy:
         self.name = f"{self.kind}:{self.budget}{'ms' if milliseconds else ''}"
         if infer:
             self.name += ":infer"
+        self.uniform_stream = False
+        """Draw the worlds from splitmix64's output (``decision_seed``'s ``uniform``); the
+        yardsticks keep the stream their moves were pinned with."""
         self.decisions = 0
         self.search_seconds = 0.0
         self.model_weight = 0.0
@@ -179,7 +182,7 @@ class PIMCPolicy(_SearchPolicy):
         base = position.copy()
         n = K.legal_slots(base, rules, work)
         actions = base[K.MOVE_ACTIONS : K.MOVE_ACTIONS + n].copy()
-        rng = decision_seed(self.seed, obs)
+        rng = decision_seed(self.seed, obs, uniform=self.uniform_stream)
         share = checked_rollout_model_weight(
             self.rollout_model_weight if rollout_model_weight is None else rollout_model_weight,
             self.opponent_model,

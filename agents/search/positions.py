@@ -107,12 +107,13 @@ def position_of(observation: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.nda
     return state, rules, cards, sizes
 
 
-def decision_seed(seed: int, observation: np.ndarray) -> np.ndarray:
+def decision_seed(seed: int, observation: np.ndarray, uniform: bool = False) -> np.ndarray:
     """The random stream of one decision: from the player's seed and the observation, so a
-    decision does not depend on the ones before it."""
+    decision does not depend on the ones before it. ``uniform``: splitmix64's output; else the
+    yardsticks' stream (``world_kernels._next``), whose shuffles are not uniform."""
     digest = hashlib.sha256(np.asarray(observation, dtype=np.float32).tobytes()).digest()
     mixed = (int.from_bytes(digest[:8], "little") ^ (seed * 0x9E3779B97F4A7C15)) % (1 << 64)
-    return np.array([mixed], dtype=np.uint64)
+    return np.array([mixed, 1] if uniform else [mixed], dtype=np.uint64)
 
 
 OPPONENT_TAU = 0.05

@@ -85,10 +85,15 @@ VALUE_SCALE = 26.0
 # ------------------------------------------------------------------------- randomness
 @njit(cache=True)
 def _next(rng: np.ndarray) -> np.uint64:
-    """The next 64 random bits of the splitmix64 stream whose state is ``rng[0]``."""
+    """The next 64 bits of the stream whose state is ``rng[0]``: splitmix64's output where
+    ``rng`` has a second entry (``decision_seed(..., uniform=True)``), else the yardsticks'
+    stream, which returns splitmix64's *state* (a Weyl sequence: consecutive draws a fixed step
+    apart, so its shuffles are far from uniform); kept so the yardsticks' moves never change."""
     rng[0] = rng[0] + np.uint64(0x9E3779B97F4A7C15)
-    value, _ = splitmix64(rng[0])
-    return value
+    state, output = splitmix64(rng[0])
+    if rng.shape[0] > 1:
+        return output
+    return state
 
 
 @njit(cache=True)
