@@ -24,6 +24,7 @@ import argparse
 import csv
 import json
 import re
+import statistics
 import sys
 from collections.abc import Callable
 from decimal import ROUND_HALF_UP, Decimal
@@ -1204,6 +1205,116 @@ def exploitability_2p() -> str:
     return block(table(header, rows))
 
 
+ORACLE_CEILING = "docs/oracle_ceiling.json"
+HAND_INFERENCE_RATE = "docs/hand_inference_rate.json"
+HAND_INFERENCE_QUALITY = "docs/hand_inference_quality.json"
+
+
+def _won(row: dict[str, Any]) -> str:
+    """``experiments/oracle_ceiling.py``'s line: its win rate with the 95% interval."""
+    low, high = row["win_ci"]
+    return f"{pct(row['win_rate'])} [{pct(low)}, {pct(high)}]"
+
+
+def oracle_ceiling() -> str:
+    """The research log: players that see the other hand (and the deck) against
+    ``pimc:64:infer``, beside the fair players on the same seeds (``docs/oracle_ceiling.json``,
+    the fair lines from ``docs/hand_inference_rate.json``)."""
+    oracle = load(ORACLE_CEILING)["lines"]
+    fair = load(HAND_INFERENCE_RATE)["lines"]
+    sees = {
+        "bastra_2p:infer": "its own hand and the table; worlds inferred from the deal's plays",
+        "oracle-hand:bastra_2p:infer": "the same, its worlds holding the other hand's true cards",
+        "oracle-hand:pimc:64": "`pimc:64:infer` with the other hand's true cards in its worlds",
+        "oracle-all:pimc": "PIMC on the one true world: the other hand and the deck's order",
+        "placebo-hand:pimc:64": "the control: the oracles' code with the other hand dealt at "
+        "random from the unseen cards",
+    }
+    rows = []
+    for name, what in sees.items():
+        row = fair[name] if name in fair else oracle[name]
+        rows.append([f"`{name}`", what, f"{row['games']:,}", _won(row),
+                     f"{row['points']:+.2f} ± {row['points_half_width']:.2f}"])  # fmt: skip
+    header = ["player", "what it knows", "games", "won against `pimc:64:infer` [95% CI]",
+              "points a game"]  # fmt: skip
+    return block(table(header, rows))
+
+
+def hand_inference() -> str:
+    """The research log: how much of the other hand each inference's worlds hold, and the
+    shipped player's search on the network's inference in full games
+    (``docs/hand_inference_quality.json``, ``docs/hand_inference_rate.json``)."""
+    quality = load(HAND_INFERENCE_QUALITY)
+    rate = load(HAND_INFERENCE_RATE)["lines"]
+    names = [("shipped inference worlds", "the heuristic player's likelihood (shipped)"),
+             *[(k, "the packaged 2p network's likelihood, its softmax at T = "
+                + k.rsplit("=", 1)[1]) for k in quality if k.startswith("network inference")],
+             ("model probability", "a network predicting the hand: its probabilities"),
+             ("model worlds", "a network predicting the hand: worlds drawn from them"),
+             ("the true hand", "the oracle's worlds (the true hand)")]  # fmt: skip
+    players = ["heuristic", "pimc:64:infer", "bastra_2p:network", "bastra_2p",
+               "bastra_2p:infer"]  # fmt: skip
+    by = quality["by_player"]
+    rows = []
+    for key, what in names:
+        row = quality[key]
+        diff = ("" if key in ("shipped inference worlds", "the true hand") else
+                f"{row['minus_shipped']:+.3f} ± {row['minus_shipped_half_width']:.3f}")
+        rows.append([what, f"{row['all']:.2f}", diff,
+                     *[f"{by[p][key]:.2f}" for p in players]])  # fmt: skip
+    header = [f"inference ({quality['positions']:,} held-out positions)", "all positions",
+              "against the shipped inference",
+              *[f"`{p}` after its first play ({by[p]['positions']})" for p in players]]  # fmt: skip
+    base = rate["bastra_2p:infer"]["per_deal_wins"]
+    games = []
+    for name, row in rate.items():
+        paired = ""
+        if name != "bastra_2p:infer":
+            diff = [(a - b) / 2 for a, b in zip(row["per_deal_wins"], base, strict=True)]
+            half = 1.96 * statistics.stdev(diff) / len(diff) ** 0.5
+            paired = f"{100 * statistics.fmean(diff):+.1f} ± {100 * half:.1f}"
+        games.append([f"`{name}`", f"{row['games']:,}", _won(row),
+                      f"{row['points']:+.2f} ± {row['points_half_width']:.2f}", paired])
+    return block(table(header, rows) + "\n\n" + table(
+        ["player", "games", "won against `pimc:64:infer` [95% CI]", "points a game",
+         "win rate minus `bastra_2p:infer`'s, same deals"], games))
+
+
+SEARCH_STREAM = "docs/search_stream.json"
+STREAM_FULL_GAMES = "docs/search_stream_games.json"
+
+
+def search_stream() -> str:
+    """The research log: the shipped player's PIMC on the uniform stream and on the yardsticks'
+    stream against ``pimc:64:infer``, single rounds on the same deals, variance-reduced, and the
+    difference deal by deal (``docs/search_stream.json``), with the full games of the same
+    comparison (``docs/search_stream_games.json``, ``docs/hand_inference_rate.json``)."""
+    study = load(SEARCH_STREAM)
+    rows = [[f"`{row['player']}`", f"{row['games']:,} rounds",
+             f"{row['point_diff']:+.2f} ± {row['point_diff_ci']:.2f}",
+             f"{row['raw_point_diff']:+.2f} ± {row['raw_point_diff_ci']:.2f}", ""]
+            for row in study["lines"]]  # fmt: skip
+    reduced, plain = study["difference_deal_values"], study["difference_raw_deal_values"]
+    rows.append(["the difference, deal by deal", "", f"{reduced[0]:+.2f} ± {reduced[1]:.2f}",
+                 f"{plain[0]:+.2f} ± {plain[1]:.2f}", ""])  # fmt: skip
+    games = load(STREAM_FULL_GAMES)["lines"]["uniform-stream:bastra_2p:infer"]
+    base = load(HAND_INFERENCE_RATE)["lines"]["bastra_2p:infer"]
+    diff = [(a - b) / 2 for a, b in zip(games["per_deal_wins"], base["per_deal_wins"],
+                                        strict=True)]  # fmt: skip
+    half = 1.96 * statistics.stdev(diff) / len(diff) ** 0.5
+    rows += [
+        ["`uniform-stream:bastra_2p:infer`", f"{games['games']:,} full games", "",
+         f"{games['points']:+.2f} ± {games['points_half_width']:.2f}", _won(games)],
+        ["`bastra_2p:infer`", f"{base['games']:,} full games", "",
+         f"{base['points']:+.2f} ± {base['points_half_width']:.2f}", _won(base)],
+        ["the difference, deal by deal", "", "", "",
+         f"{100 * statistics.fmean(diff):+.1f} ± {100 * half:.1f} points of win rate"],
+    ]  # fmt: skip
+    header = ["player, against `pimc:64:infer`", "games", "points, reduced", "points, plain",
+              "won [95% CI]"]  # fmt: skip
+    return block(table(header, rows))
+
+
 BLOCKS: dict[str, Callable[[], str]] = {
     "dmc_vs_ppo": dmc_vs_ppo,
     "dmc_head_to_head": dmc_head_to_head,
@@ -1233,6 +1344,9 @@ BLOCKS: dict[str, Callable[[], str]] = {
     "vr_stages": vr_stages,
     "teacher_noise_worlds": teacher_noise_worlds,
     "distill_256": distill_256,
+    "oracle_ceiling": oracle_ceiling,
+    "hand_inference": hand_inference,
+    "search_stream": search_stream,
     "vr_range_baselines": vr_range_baselines,
     "vr_range_network": vr_range_network,
     "vr_range_strong": vr_range_strong,

@@ -1,6 +1,7 @@
 """What seeing the hidden cards is worth: players that cheat, a ceiling for the fair ones.
 
-    python experiments/oracle_ceiling.py --deals 300 --seed 3326 --json docs/oracle_ceiling.json
+    python experiments/oracle_ceiling.py --lines oracle-hand:bastra_2p:infer oracle-hand:pimc:64 \\
+        oracle-all:pimc placebo-hand:pimc:64 --deals 100 --json docs/oracle_ceiling.json
 
 The shipping bar asks the 2p player to win 62% of full games against ``pimc:64:infer``. A fair
 player's edge before the last deal comes from two things: what it infers of the other hand, and

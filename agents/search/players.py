@@ -73,8 +73,10 @@ class _SearchPolicy:
         if infer:
             self.name += ":infer"
         self.uniform_stream = False
-        """Draw the worlds from splitmix64's output (``decision_seed``'s ``uniform``); the
-        yardsticks keep the stream their moves were pinned with."""
+        """Draw the worlds from splitmix64's output (``decision_seed``'s ``uniform``). Off by
+        default: the yardsticks keep the stream their moves were pinned with, and the learned
+        players' PIMC measured within noise of it (docs/experiments.md, "The search's random
+        stream"); the experiments turn it on."""
         self.decisions = 0
         self.search_seconds = 0.0
         self.model_weight = 0.0
