@@ -1206,6 +1206,7 @@ def exploitability_2p() -> str:
 
 
 ORACLE_CEILING = "docs/oracle_ceiling.json"
+ORACLE_HEURISTIC = "docs/oracle_ceiling_heuristic.json"
 HAND_INFERENCE_RATE = "docs/hand_inference_rate.json"
 HAND_INFERENCE_QUALITY = "docs/hand_inference_quality.json"
 
@@ -1236,6 +1237,23 @@ def oracle_ceiling() -> str:
         rows.append([f"`{name}`", what, f"{row['games']:,}", _won(row),
                      f"{row['points']:+.2f} ± {row['points_half_width']:.2f}"])  # fmt: skip
     header = ["player", "what it knows", "games", "won against `pimc:64:infer` [95% CI]",
+              "points a game"]  # fmt: skip
+    return block(table(header, rows))
+
+
+def oracle_heuristic() -> str:
+    """The research log: no inference, the heuristic's likelihood (exact against the
+    heuristic) and the true hand, against the heuristic (``docs/oracle_ceiling_heuristic.json``)."""
+    lines = load(ORACLE_HEURISTIC)["lines"]
+    sees = {
+        "placebo-hand:pimc:64": "a random hand in its worlds: no inference",
+        "pimc:64:infer": "worlds weighed by the heuristic's likelihood, the model of this opponent",
+        "oracle-hand:pimc:64": "the other hand's true cards in its worlds",
+    }
+    rows = [[f"`{name}`", what, f"{lines[name]['games']:,}", _won(lines[name]),
+             f"{lines[name]['points']:+.2f} ± {lines[name]['points_half_width']:.2f}"]
+            for name, what in sees.items()]  # fmt: skip
+    header = ["player", "its worlds", "games", "won against `heuristic` [95% CI]",
               "points a game"]  # fmt: skip
     return block(table(header, rows))
 
@@ -1345,6 +1363,7 @@ BLOCKS: dict[str, Callable[[], str]] = {
     "teacher_noise_worlds": teacher_noise_worlds,
     "distill_256": distill_256,
     "oracle_ceiling": oracle_ceiling,
+    "oracle_heuristic": oracle_heuristic,
     "hand_inference": hand_inference,
     "search_stream": search_stream,
     "vr_range_baselines": vr_range_baselines,

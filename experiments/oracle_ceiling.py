@@ -176,7 +176,9 @@ def make_line(name: str, seed: int) -> Any:
 _WORKER: dict[str, Any] = {}
 
 
-def _init(line: str, seed: int, factory: tuple[str, str, tuple[Any, ...]] | None) -> None:
+def _init(
+    line: str, seed: int, factory: tuple[str, str, tuple[Any, ...]] | None, opponent: str
+) -> None:
     torch.set_num_threads(1)
     _WORKER["env"] = bastra_env.env()
     if factory is None:
@@ -184,7 +186,7 @@ def _init(line: str, seed: int, factory: tuple[str, str, tuple[Any, ...]] | None
     else:
         module, name, extra = factory
         _WORKER["a"] = getattr(importlib.import_module(module), name)(line, seed, *extra)
-    _WORKER["b"] = make_policy(OPPONENT, seed=seed + 1)
+    _WORKER["b"] = make_policy(opponent, seed=seed + 1)
 
 
 def _deal(game_seed: int) -> tuple[int, float, float]:
@@ -205,14 +207,15 @@ def run_line(
     seed: int,
     workers: int,
     factory: tuple[str, str, tuple[Any, ...]] | None = None,
+    opponent: str = OPPONENT,
 ) -> dict[str, Any]:
-    """``line`` against ``OPPONENT`` on ``deals`` duplicate deals of full games; the player is
+    """``line`` against ``opponent`` on ``deals`` duplicate deals of full games; the player is
     ``make_line(line, seed)``, or ``factory`` ``(module, function, extra arguments)``'s
     ``function(line, seed, *extra)`` (each worker imports the module)."""
     start = time.perf_counter()
     seeds = [seed + d for d in range(deals)]
     per_deal: dict[int, tuple[float, float]] = {}
-    with mp.get_context("spawn").Pool(workers, _init, (line, seed, factory)) as pool:
+    with mp.get_context("spawn").Pool(workers, _init, (line, seed, factory, opponent)) as pool:
         for game_seed, wins, diff in pool.imap_unordered(_deal, seeds):
             per_deal[game_seed] = (wins, diff)
             if len(per_deal) % 25 == 0:
@@ -223,7 +226,7 @@ def run_line(
     low, high = wilson_interval(float(wins.sum()), 2 * deals)
     return {
         "player": line,
-        "opponent": OPPONENT,
+        "opponent": opponent,
         "games": 2 * deals,
         "win_rate": float(wins.sum() / (2 * deals)),
         "win_ci": [low, high],
@@ -236,7 +239,11 @@ def run_line(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--lines", nargs="+", default=list(LINES), choices=LINES)
+    parser.add_argument(
+        "--lines", nargs="+", default=list(LINES),
+        help=f"players: {', '.join(LINES)}, or any name make_policy takes",
+    )  # fmt: skip
+    parser.add_argument("--opponent", default=OPPONENT, help="a name make_policy takes")
     parser.add_argument("--deals", type=int, default=300)
     parser.add_argument("--seed", type=int, default=3326)
     parser.add_argument("--workers", type=int, default=max(1, mp.cpu_count()))
@@ -246,13 +253,14 @@ def main() -> None:
     if args.json and args.json.exists():
         results = json.loads(args.json.read_text())
     for line in args.lines:
-        row = run_line(line, args.deals, args.seed, args.workers)
-        print(f"{line} vs {OPPONENT}: {row['games']} games, won {row['win_rate']:.1%} "
+        row = run_line(line, args.deals, args.seed, args.workers, opponent=args.opponent)
+        print(f"{line} vs {args.opponent}: {row['games']} games, won {row['win_rate']:.1%} "
               f"[{row['win_ci'][0]:.1%}, {row['win_ci'][1]:.1%}], "
               f"{row['points']:+.2f} ± {row['points_half_width']:.2f} points a game, "
               f"{row['seconds']:.0f} s", flush=True)  # fmt: skip
         results.setdefault("meta", {}).update(
             {"seed": args.seed, "deals": args.deals, "mode": "game", "table": "2p",
+             "opponent": args.opponent,
              "date": time.strftime("%Y-%m-%d")})  # fmt: skip
         results.setdefault("lines", {})[line] = row
         if args.json:
