@@ -58,7 +58,7 @@ from agents.evaluation.matches import duplicate_match, play_game  # noqa: E402
 from agents.learning.features import MAX_LEGAL  # noqa: E402
 from agents.search import world_kernels as S  # noqa: E402
 from agents.search.endgame_kernels import POINTS_ONLY  # noqa: E402
-from agents.search.positions import decision_seed, inferred_worlds, position_of  # noqa: E402
+from agents.search.positions import decision_seed, inferred_worlds, legal_moves, position_of  # noqa: E402
 from bastra_env import compiled_rules as K  # noqa: E402
 from bastra_env.cards import parse_card  # noqa: E402
 from bastra_env.layout import NUM_ACTIONS, OBSERVATION_SIZE, OFFSETS  # noqa: E402
@@ -357,30 +357,13 @@ def network_log_likelihood(
     state[:] = world
     total = 0.0
     for k in range(made - 1, -1, -1):
-        seat = (first + k) % n
-        S._undo(state, rules, k, seat)
-        if seat == 0:
+        count, chosen = S.rewind_play(state, rules, k, first, obs, mask, work)
+        if count == 0:
             continue
-        last = -1
-        for j in range(k - 1, -1, -1):
-            if state[K.DEAL_CAPTURES + j] != 0:
-                last = (first + j) % n
-                break
-        state[K.LAST_CAPTURER] = last
-        count = K.legal_slots(state, rules, work)
-        K.encode(state, rules, seat, obs, mask)
-        card = state[K.DEAL_CARDS + k]
-        capture = state[K.DEAL_CAPTURES + k]
-        target = -1
-        for i in range(count):
-            if (
-                state[K.MOVE_ACTIONS + i] // K.SLOTS_PER_CARD == card
-                and state[K.MOVE_CAPTURES + i] == capture
-            ):
-                target = state[K.MOVE_ACTIONS + i]
-        if target < 0:
+        if chosen < 0:
             total += np.log(eps / count)
             continue
+        target = state[K.MOVE_ACTIONS + chosen]
         _policy_scores(
             obs.reshape((1, obs.shape[0])),
             mask.reshape((1, mask.shape[0])),
@@ -446,18 +429,7 @@ def network_inferred_worlds(
             actions,
             scores,
         )
-    top = logp.max()
-    cumulative = np.cumsum(np.exp(logp - top))
-    samples = out.shape[0]
-    step = cumulative[-1] / samples
-    u = (S._next(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0) * step
-    c = 0
-    for s in range(samples):
-        while c < candidates - 1 and cumulative[c] < u:
-            c += 1
-        out[s] = worlds[c]
-        u += step
-        S._shuffle(out[s, K.DECK + out[s, K.DECK_POS] : K.DECK + out[s, K.DECK_LEN]], rng)
+    S.resample_worlds(worlds, logp, rng, out)
 
 
 def opponent_network(name: str = "bastra_2p:network") -> tuple[np.ndarray, np.ndarray]:
@@ -512,10 +484,8 @@ class WorldsPIMC(PIMCPolicy):
     ) -> dict[int, float]:
         obs = np.asarray(observation["observation"], dtype=np.float32)
         position, rules, cards, sizes = position_of(obs)
-        work = np.empty(S.WORK_SIZE, dtype=np.int64)
-        base = position.copy()
-        n = K.legal_slots(base, rules, work)
-        actions = base[K.MOVE_ACTIONS : K.MOVE_ACTIONS + n].copy()
+        actions = legal_moves(position, rules)
+        n = len(actions)
         share = self.rollout_model_weight if rollout_model_weight is None else rollout_model_weight
         rng = decision_seed(self.seed, obs, uniform=self.uniform_stream)
         if self.hand_model is not None:

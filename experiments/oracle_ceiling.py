@@ -49,7 +49,7 @@ from agents import LearnedPolicy, PIMCPolicy, make_policy  # noqa: E402
 from agents.evaluation.matches import play_game, wilson_interval  # noqa: E402
 from agents.search import world_kernels as S  # noqa: E402
 from agents.search.endgame_kernels import POINTS_ONLY  # noqa: E402
-from agents.search.positions import decision_seed, position_of  # noqa: E402
+from agents.search.positions import decision_seed, legal_moves, position_of  # noqa: E402
 from bastra_env import compiled_rules as K  # noqa: E402
 from bastra_env.cards import parse_card  # noqa: E402
 
@@ -125,10 +125,8 @@ class OraclePIMC(PIMCPolicy):
     ) -> dict[int, float]:
         obs = np.asarray(observation["observation"])
         position, rules, _, _ = position_of(obs)
-        work = np.empty(S.WORK_SIZE, dtype=np.int64)
-        base = position.copy()
-        n = K.legal_slots(base, rules, work)
-        actions = base[K.MOVE_ACTIONS : K.MOVE_ACTIONS + n].copy()
+        actions = legal_moves(position, rules)
+        n = len(actions)
         share = self.rollout_model_weight if rollout_model_weight is None else rollout_model_weight
         count = 1 if self.see_deck else self.budget
         modelled, plain = np.zeros(n), np.zeros(n)

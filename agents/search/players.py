@@ -37,7 +37,7 @@ from agents.search import world_kernels as S
 from agents.search.endgame import OBJECTIVES, checked_model_weight, solve
 from agents.search.endgame_kernels import POINTS_ONLY
 from agents.search.equity import objective_table
-from agents.search.positions import decision_seed, inferred_worlds, position_of
+from agents.search.positions import decision_seed, inferred_worlds, legal_moves, position_of
 from bastra_env import compiled_rules as K
 
 __all__ = ["ISMCTSPolicy", "PIMCPolicy", "decision_seed", "make_search_policy", "position_of"]
@@ -180,10 +180,8 @@ class PIMCPolicy(_SearchPolicy):
         policy's unless given)."""
         obs = np.asarray(observation["observation"])
         position, rules, cards, sizes = position_of(obs)
-        work = np.empty(S.WORK_SIZE, dtype=np.int64)
-        base = position.copy()
-        n = K.legal_slots(base, rules, work)
-        actions = base[K.MOVE_ACTIONS : K.MOVE_ACTIONS + n].copy()
+        actions = legal_moves(position, rules)
+        n = len(actions)
         rng = decision_seed(self.seed, obs, uniform=self.uniform_stream)
         share = checked_rollout_model_weight(
             self.rollout_model_weight if rollout_model_weight is None else rollout_model_weight,

@@ -107,6 +107,15 @@ def position_of(observation: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.nda
     return state, rules, cards, sizes
 
 
+def legal_moves(position: np.ndarray, rules: np.ndarray) -> np.ndarray:
+    """The legal actions of a ``position_of`` position, in ``legal_slots``' order (the order of
+    PIMC's sums, ``world_kernels.pimc_worlds``)."""
+    work = np.empty(S.WORK_SIZE, dtype=np.int64)
+    base = position.copy()
+    n = K.legal_slots(base, rules, work)
+    return base[K.MOVE_ACTIONS : K.MOVE_ACTIONS + n].copy()
+
+
 def decision_seed(seed: int, observation: np.ndarray, uniform: bool = False) -> np.ndarray:
     """The random stream of one decision: from the player's seed and the observation, so a
     decision does not depend on the ones before it. ``uniform``: splitmix64's output; else the

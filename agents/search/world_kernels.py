@@ -469,6 +469,46 @@ def _undo(state: np.ndarray, rules: np.ndarray, k: int, seat: int) -> None:
 
 
 @njit(cache=True)
+def rewind_play(
+    state: np.ndarray,
+    rules: np.ndarray,
+    k: int,
+    first: int,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    work: np.ndarray,
+) -> tuple[int, int]:
+    """Undo the deal's play ``k`` (made by seat ``(first + k) % n``) in ``state``, which holds
+    the deal's plays up to it. Where another seat than 0 made it, the state before it is encoded
+    for that seat into ``obs``/``mask`` and the return is (its legal moves' count, the slot of the
+    play made among them, -1 for a capture past the encoding's slots); seat 0's own play: (0, -1)
+    with nothing encoded (my plays tell nothing of the other hands)."""
+    n = rules[R_PLAYERS]
+    seat = (first + k) % n
+    _undo(state, rules, k, seat)
+    if seat == 0:
+        return 0, -1
+    last = -1  # who captured last before this play, as far as this deal shows
+    for j in range(k - 1, -1, -1):
+        if state[DEAL_CAPTURES + j] != 0:
+            last = (first + j) % n
+            break
+    state[LAST_CAPTURER] = last
+    count = legal_slots(state, rules, work)
+    encode(state, rules, seat, obs, mask)
+    card = state[DEAL_CARDS + k]
+    capture = state[DEAL_CAPTURES + k]
+    chosen = -1
+    for i in range(count):
+        if (
+            state[MOVE_ACTIONS + i] // SLOTS_PER_CARD == card
+            and state[MOVE_CAPTURES + i] == capture
+        ):
+            chosen = i
+    return count, chosen
+
+
+@njit(cache=True)
 def deal_log_likelihood(
     world: np.ndarray,
     position: np.ndarray,
@@ -492,27 +532,9 @@ def deal_log_likelihood(
     state[:] = world
     total = 0.0
     for k in range(made - 1, -1, -1):
-        seat = (first + k) % n
-        _undo(state, rules, k, seat)
-        if seat == 0:
-            continue  # my own plays tell nothing of the other hands
-        last = -1  # who captured last before this play, as far as this deal shows
-        for j in range(k - 1, -1, -1):
-            if state[DEAL_CAPTURES + j] != 0:
-                last = (first + j) % n
-                break
-        state[LAST_CAPTURER] = last
-        count = legal_slots(state, rules, work)
-        encode(state, rules, seat, obs, mask)
-        card = state[DEAL_CARDS + k]
-        capture = state[DEAL_CAPTURES + k]
-        chosen = -1
-        for i in range(count):
-            if (
-                state[MOVE_ACTIONS + i] // SLOTS_PER_CARD == card
-                and state[MOVE_CAPTURES + i] == capture
-            ):
-                chosen = i
+        count, chosen = rewind_play(state, rules, k, first, obs, mask, work)
+        if count == 0:
+            continue
         if chosen < 0:  # a capture past the encoding's slots: the uniform share alone
             total += np.log(eps / count)
             continue
@@ -568,9 +590,17 @@ def inferred_worlds(
         determinize(position, cards, sizes, rng, worlds[c])
         logp[c] = deal_log_likelihood(worlds[c], position, rules, tau, eps, state, obs, mask,
                                       est, work)  # fmt: skip
+    resample_worlds(worlds, logp, rng, out)
+
+
+@njit(cache=True)
+def resample_worlds(worlds: np.ndarray, logp: np.ndarray, rng: np.ndarray, out: np.ndarray) -> None:
+    """Fill the rows of ``out`` from the candidate ``worlds`` in proportion to ``exp(logp)``
+    (systematic resampling on ``rng``), each row's deck shuffled anew."""
     top = logp.max()
     cumulative = np.cumsum(np.exp(logp - top))
     samples = out.shape[0]
+    candidates = worlds.shape[0]
     step = cumulative[-1] / samples
     u = (_next(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0) * step
     c = 0
