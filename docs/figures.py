@@ -1217,6 +1217,14 @@ def _won(row: dict[str, Any]) -> str:
     return f"{pct(row['win_rate'])} [{pct(low)}, {pct(high)}]"
 
 
+def _paired_win_difference(row: dict[str, Any], base: dict[str, Any]) -> str:
+    """Two ``oracle_ceiling.py`` lines on the same deals: ``row``'s win rate minus ``base``'s,
+    deal by deal, in points of win rate with the 95% half-width (``+0.3 ± 4.7``)."""
+    diff = [(a - b) / 2 for a, b in zip(row["per_deal_wins"], base["per_deal_wins"], strict=True)]
+    half = 1.96 * statistics.stdev(diff) / len(diff) ** 0.5
+    return f"{100 * statistics.fmean(diff):+.1f} ± {100 * half:.1f}"
+
+
 def oracle_ceiling() -> str:
     """The research log: players that see the other hand (and the deck) against
     ``pimc:64:infer``, beside the fair players on the same seeds (``docs/oracle_ceiling.json``,
@@ -1283,14 +1291,10 @@ def hand_inference() -> str:
     header = [f"inference ({quality['positions']:,} held-out positions)", "all positions",
               "against the shipped inference",
               *[f"`{p}` after its first play ({by[p]['positions']})" for p in players]]  # fmt: skip
-    base = rate["bastra_2p:infer"]["per_deal_wins"]
+    base = rate["bastra_2p:infer"]
     games = []
     for name, row in rate.items():
-        paired = ""
-        if name != "bastra_2p:infer":
-            diff = [(a - b) / 2 for a, b in zip(row["per_deal_wins"], base, strict=True)]
-            half = 1.96 * statistics.stdev(diff) / len(diff) ** 0.5
-            paired = f"{100 * statistics.fmean(diff):+.1f} ± {100 * half:.1f}"
+        paired = "" if name == "bastra_2p:infer" else _paired_win_difference(row, base)
         games.append([f"`{name}`", f"{row['games']:,}", _won(row),
                       f"{row['points']:+.2f} ± {row['points_half_width']:.2f}", paired])
     return block(table(header, rows) + "\n\n" + table(
@@ -1317,16 +1321,13 @@ def search_stream() -> str:
                  f"{plain[0]:+.2f} ± {plain[1]:.2f}", ""])  # fmt: skip
     games = load(STREAM_FULL_GAMES)["lines"]["uniform-stream:bastra_2p:infer"]
     base = load(HAND_INFERENCE_RATE)["lines"]["bastra_2p:infer"]
-    diff = [(a - b) / 2 for a, b in zip(games["per_deal_wins"], base["per_deal_wins"],
-                                        strict=True)]  # fmt: skip
-    half = 1.96 * statistics.stdev(diff) / len(diff) ** 0.5
     rows += [
         ["`uniform-stream:bastra_2p:infer`", f"{games['games']:,} full games", "",
          f"{games['points']:+.2f} ± {games['points_half_width']:.2f}", _won(games)],
         ["`bastra_2p:infer`", f"{base['games']:,} full games", "",
          f"{base['points']:+.2f} ± {base['points_half_width']:.2f}", _won(base)],
         ["the difference, deal by deal", "", "", "",
-         f"{100 * statistics.fmean(diff):+.1f} ± {100 * half:.1f} points of win rate"],
+         f"{_paired_win_difference(games, base)} points of win rate"],
     ]  # fmt: skip
     header = ["player, against `pimc:64:infer`", "games", "points, reduced", "points, plain",
               "won [95% CI]"]  # fmt: skip

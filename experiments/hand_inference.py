@@ -468,6 +468,14 @@ def network_worlds(
     return out
 
 
+class UniformStreamPIMC(PIMCPolicy):
+    """PIMC whose worlds come from splitmix64's output (``decision_seed(..., uniform=True)``)
+    instead of the stream the players keep."""
+
+    def decision_stream(self, obs: np.ndarray) -> np.ndarray:
+        return decision_seed(self.seed, obs, uniform=True)
+
+
 class WorldsPIMC(PIMCPolicy):
     """PIMC (the opponent model in the rollouts, as ``:infer``) on worlds drawn another way:
     from the hand model (``hand_model``), or by the likelihood of the deal's plays under the
@@ -487,7 +495,7 @@ class WorldsPIMC(PIMCPolicy):
         actions = legal_moves(position, rules)
         n = len(actions)
         share = self.rollout_model_weight if rollout_model_weight is None else rollout_model_weight
-        rng = decision_seed(self.seed, obs, uniform=self.uniform_stream)
+        rng = self.decision_stream(obs)
         if self.hand_model is not None:
             with torch.no_grad():
                 logits = self.hand_model(torch.from_numpy(obs)[None])[0].numpy()
@@ -510,8 +518,11 @@ def rate_line(line: str, seed: int, model_path: Path | None = None) -> Any:
     kind, _, base = line.partition(":")
     if kind == "uniform-stream":  # the player's PIMC worlds from splitmix64's output
         player = make_policy(base, seed=seed)
-        search = player.pimc if isinstance(player, LearnedPolicy) else player
-        search.uniform_stream = True
+        if not isinstance(player, LearnedPolicy) or player.pimc is None:
+            raise ValueError(f"{base} runs no PIMC on inferred worlds")
+        old = player.pimc
+        player.pimc = UniformStreamPIMC(old.budget, seed=old.seed, endgame=old.endgame,
+                                        infer=True, opponent_model=old.opponent_model)  # fmt: skip
         return player
     if kind not in ("learned-inference", "network-inference"):
         return make_policy(line, seed=seed)

@@ -493,9 +493,9 @@ def test_search_plays_legal_moves_to_the_end_of_team_games():
 
 
 def test_the_uniform_stream_deals_every_unseen_card_to_the_other_hand_equally_often():
-    """``decision_seed(..., uniform=True)``, the stream the learned players search with: over
-    many determinizations each unseen card lands in the other hand at the uniform rate (the
-    yardsticks' stream, pinned by tests/test_baseline_moves.py, is not uniform)."""
+    """``decision_seed(..., uniform=True)``, the uniform stream: over many determinizations each
+    unseen card lands in the other hand at the uniform rate (the players' own stream, pinned by
+    tests/test_baseline_moves.py, is not uniform)."""
     env = bastra_env.env()
     env.reset(seed=11)
     for _ in range(3):  # a few plays into the first deal

@@ -72,11 +72,6 @@ class _SearchPolicy:
         self.name = f"{self.kind}:{self.budget}{'ms' if milliseconds else ''}"
         if infer:
             self.name += ":infer"
-        self.uniform_stream = False
-        """Draw the worlds from splitmix64's output (``decision_seed``'s ``uniform``). Off by
-        default: the yardsticks keep the stream their moves were pinned with, and the learned
-        players' PIMC measured within noise of it (docs/experiments.md, "The search's random
-        stream"); the experiments turn it on."""
         self.decisions = 0
         self.search_seconds = 0.0
         self.model_weight = 0.0
@@ -182,7 +177,7 @@ class PIMCPolicy(_SearchPolicy):
         position, rules, cards, sizes = position_of(obs)
         actions = legal_moves(position, rules)
         n = len(actions)
-        rng = decision_seed(self.seed, obs, uniform=self.uniform_stream)
+        rng = self.decision_stream(obs)
         share = checked_rollout_model_weight(
             self.rollout_model_weight if rollout_model_weight is None else rollout_model_weight,
             self.opponent_model,
@@ -207,6 +202,13 @@ class PIMCPolicy(_SearchPolicy):
         if self.prior is not None:  # the network breaks near-ties: a point is worth 10x a nat
             values = values + 0.1 * np.log(np.maximum(prior[actions], 1e-9))
         return dict(zip(actions.tolist(), values.tolist(), strict=True))
+
+    def decision_stream(self, obs: np.ndarray) -> np.ndarray:
+        """The random stream this decision's worlds are drawn from: ``decision_seed``'s stream,
+        the one the yardsticks' moves were pinned with (not uniform; a uniform one measured
+        within noise for the learned players: docs/experiments.md, "The search's random
+        stream", whose experiment overrides this)."""
+        return decision_seed(self.seed, obs)
 
     def value_worlds(
         self,
