@@ -361,6 +361,49 @@ def vr_stages() -> str:
     return block(table(header, rows))
 
 
+VR_STREAM = "docs/vr_stream.json"
+
+
+def _vr_stream_rows() -> list[dict[str, Any]]:
+    """The stream experiment's lines, each checked to be the benchmark's match in its first
+    replicate."""
+    bench = {(r["table"], r["a"], r["b"], r["mode"]): r for r in load(VARIANCE_REDUCTION)}
+    rows = load(VR_STREAM)
+    for row in rows:
+        same = bench.get((row["table"], row["a"], row["b"], row["mode"]))
+        if same is None or abs(same["raw_point_diff"] - row["plain_means"][0]) > 1e-9:
+            raise ValueError(f"{row['line']} ({row['mode']}s): not the benchmark's games")
+    return rows
+
+
+def vr_stream() -> str:
+    """The research log: each line played twice on the same deals with the players' random
+    streams changed, the share of a deal's variance that moves with the streams alone
+    (``docs/vr_stream.json``, ``experiments/vr_stream.py``)."""
+    rows = []
+    for row in _vr_stream_rows():
+        floor = f"{row['stream_floor']:.2f}" if row["reduced_within"] > 0 else "0"
+        rows.append([row["table"], f"`{row['a']}`", f"`{row['b']}`", f"{row['mode']}s",
+                     str(row["games"]), pct(row["plain_share"]), pct(row["reduced_share"]),
+                     f"{row['se_ratio']:.2f}", floor])  # fmt: skip
+    header = ["table", "A", "B", "mode", "games (two runs)", "plain: share, cards fixed",
+              "reduced: share, cards fixed", "se ratio", "the streams' part alone"]  # fmt: skip
+    return block(table(header, rows))
+
+
+def vr_stream_floor() -> str:
+    """The evaluation page: the se ratios the searches' streams alone leave (PIMC lines)."""
+    floors = [r["stream_floor"] for r in _vr_stream_rows() if r["reduced_within"] > 0]
+    return f"{min(floors):.2f}-{max(floors):.2f}"
+
+
+def vr_stream_share() -> str:
+    """The evaluation page: the share of the plain duplicate variance that moves with the
+    searches' streams alone (PIMC lines)."""
+    shares = [r["plain_share"] for r in _vr_stream_rows() if r["plain_within"] > 0]
+    return f"{100 * min(shares):.0f}-{100 * max(shares):.0f}%"
+
+
 def _vr_compare(before_file: str, after_file: str, table_name: str) -> str:
     """The strong lines of ``table_name`` in two runs of the benchmark on the same games."""
     before = {(r["table"], r["a"], r["b"], r["mode"]): r for r in load(before_file)}
@@ -1370,6 +1413,9 @@ BLOCKS: dict[str, Callable[[], str]] = {
     "vr_range_baselines": vr_range_baselines,
     "vr_range_network": vr_range_network,
     "vr_range_strong": vr_range_strong,
+    "vr_stream": vr_stream,
+    "vr_stream_floor": vr_stream_floor,
+    "vr_stream_share": vr_stream_share,
     "distill_losses": distill_losses,
     "distill_curve": distill_curve,
     "ratings_2p": ratings_2p,
