@@ -517,10 +517,19 @@ def ladder_runs() -> str:
                 str(run["games"]),
                 f"{run['seconds']:.0f} s",
                 f"{run['ladder_rating']:.0f}",
+                f"{run['plain']['rating']:.0f} ±{run['plain']['ci']:.0f}",
             ]
         )
-    header = ["`bastra rate ...`", "rating", "95% interval", "games", "time", "frozen rating"]
+    header = ["`bastra rate ...`", "rating", "95% interval", "games", "time", "frozen rating",
+              "plain, the same games"]  # fmt: skip
     return block(table(header, rows))
+
+
+def ladder_gain() -> str:
+    """The evaluation page: how much the corrections take off the ladder runs' intervals
+    against the plain fit of the same games (``docs/ladder_runs.json``)."""
+    gains = [1 - run["ci"] / run["plain"]["ci"] for run in load(LADDER_RUNS)["runs"]]
+    return f"{100 * min(gains):.0f}-{100 * max(gains):.0f}%"
 
 
 # --------------------------------------------------------------------------- lines in sentences
@@ -1422,6 +1431,7 @@ BLOCKS: dict[str, Callable[[], str]] = {
     "ratings_2p_words": ratings_2p_words,
     "rated_network": rated_network,
     "ladder_runs": ladder_runs,
+    "ladder_gain": ladder_gain,
     **QUOTED,
     "endgame_gain": endgame_gain,
     "ppo_search_gain": ppo_search_gain,
