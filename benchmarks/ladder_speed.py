@@ -25,8 +25,15 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agents.evaluation.ladder import fit_rating, load_ladder, policy_identity, rate  # noqa: E402
+from agents.evaluation.ladder import (  # noqa: E402
+    Ladder,
+    fit_rating,
+    load_ladder,
+    policy_identity,
+    rate,
+)
 from agents.evaluation.store import RatingStore  # noqa: E402
+from bastra_env.rules import TABLES  # noqa: E402
 
 POLICIES = (
     "2p:bastra_2p:network",
@@ -37,12 +44,12 @@ POLICIES = (
 """A player of the shipped 2p network's strength, a weaker member, the same in the team game."""
 
 
-def measure(table: str, spec: str, minutes: float, precision: float) -> dict[str, Any]:
-    ladder = load_ladder(table)
+def measure(ladder: Ladder, spec: str, minutes: float, precision: float) -> dict[str, Any]:
+    table = ladder.table
     with tempfile.TemporaryDirectory() as folder:
         store = RatingStore(Path(folder) / "ratings.sqlite")
         result = rate(spec, table=table, minutes=minutes, precision=precision, store=store,
-                      progress=True)  # fmt: skip
+                      ladder=ladder, progress=True)  # fmt: skip
         history = store.matches(policy_identity(spec), table, ladder.version)
     plain, plain_ci = fit_rating([ladder.ratings[m.opponent] for m in history],
                                  [np.asarray(m.raw_win_values) for m in history])  # fmt: skip
@@ -61,21 +68,22 @@ def main() -> None:
     parser.add_argument("--precision", type=float, default=20.0)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
+    ladders = {table: load_ladder(table) for table in TABLES}
     runs = []
     print(f"{'policy':<40} {'rating':>7} {'95%':>6} {'games':>6} {'time':>7} {'frozen':>7}"
           f" | plain on the same games")  # fmt: skip
     for line in args.policies:
         table, _, spec = line.partition(":")
-        if table not in ("2p", "4p_teams") or not spec:
-            raise SystemExit(f"{line!r}: not TABLE:NAME with TABLE 2p or 4p_teams")
-        row = measure(table, spec, args.minutes, args.precision)
+        if table not in ladders or not spec:
+            raise SystemExit(f"{line!r}: not TABLE:NAME with TABLE one of {list(ladders)}")
+        row = measure(ladders[table], spec, args.minutes, args.precision)
         frozen = "" if row["ladder_rating"] is None else f"{row['ladder_rating']:.0f}"
         print(f"{line:<40} {row['rating']:>7.0f} {'±' + format(row['ci'], '.0f'):>6} "
               f"{row['games']:>6} {row['seconds']:>6.0f}s {frozen:>7} | "
               f"{row['plain']['rating']:.0f} ±{row['plain']['ci']:.0f}", flush=True)  # fmt: skip
         runs.append(row)
     if args.json:
-        versions = {t: load_ladder(t).version for t in ("2p", "4p_teams")}
+        versions = {table: ladder.version for table, ladder in ladders.items()}
         out = {"machine": f"{os.cpu_count()} CPU cores", "ladder": versions, "runs": runs}
         args.json.write_text(json.dumps(out, indent=1) + "\n")
 
